@@ -1,0 +1,79 @@
+import type { ImageContent, TextContent } from "../../core/messages.js";
+import type { ProviderRequest, Repair } from "../provider.js";
+import { contentBlocks, type LlmMessage, toLlmMessages } from "./llm-messages.js";
+import { stableStringify } from "./stable-json.js";
+
+type Json = Record<string, unknown>;
+
+const DEFAULT_MAX_TOKENS = 8192;
+const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32000 };
+
+/**
+ * An Anthropic Messages request (streaming) for a projected context. Tool results ride in user
+ * messages as `tool_result` blocks; consecutive user turns are merged (the API wants alternation);
+ * thinking is sent back only with its signature (the API refuses unsigned thinking).
+ */
+export function anthropicPayload(request: ProviderRequest): { payload: Json; repairs: Repair[] } {
+  const { messages, repairs } = toLlmMessages(request.messages);
+  const out: Array<{ role: "user" | "assistant"; content: Json[] }> = [];
+  for (const message of messages) {
+    const role = message.role === "assistant" ? "assistant" : "user";
+    const blocks = anthropicBlocks(message);
+    if (blocks.length === 0) continue;
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  }
+  const budget = THINKING_BUDGET[request.thinkingLevel];
+  const maxTokens = Math.max(request.maxTokens ?? DEFAULT_MAX_TOKENS, budget ? budget + 1024 : 0);
+  const payload: Json = { model: request.model, max_tokens: maxTokens, messages: out, stream: true };
+  if (request.systemPrompt) payload.system = request.systemPrompt;
+  if (request.tools.length > 0) {
+    payload.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  }
+  if (budget) payload.thinking = { type: "enabled", budget_tokens: budget };
+  return { payload, repairs };
+}
+
+export function anthropicBody(request: ProviderRequest): { body: string; repairs: Repair[] } {
+  const { payload, repairs } = anthropicPayload(request);
+  return { body: stableStringify(payload), repairs };
+}
+
+/** Anthropic accepts tool ids matching [a-zA-Z0-9_-]; other providers' ids are mapped, stably. */
+export function anthropicToolId(id: string): string {
+  return id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
+}
+
+function anthropicBlocks(message: LlmMessage): Json[] {
+  if (message.role === "user") return contentBlocks(message.content).map(userBlock).filter(nonEmpty);
+  if (message.role === "toolResult") {
+    return [
+      {
+        type: "tool_result",
+        tool_use_id: anthropicToolId(message.toolCallId),
+        content: message.content.length > 0 ? message.content.map(userBlock) : [{ type: "text", text: "(no output)" }],
+        is_error: message.isError,
+      },
+    ];
+  }
+  const blocks: Json[] = [];
+  for (const block of message.content) {
+    if (block.type === "text" && block.text) blocks.push({ type: "text", text: block.text });
+    else if (block.type === "thinking" && typeof block.thinkingSignature === "string") {
+      blocks.push({ type: "thinking", thinking: block.thinking, signature: block.thinkingSignature });
+    } else if (block.type === "toolCall") {
+      blocks.push({ type: "tool_use", id: anthropicToolId(block.id), name: block.name, input: block.arguments ?? {} });
+    }
+  }
+  return blocks;
+}
+
+function userBlock(block: TextContent | ImageContent): Json {
+  if (block.type === "text") return { type: "text", text: block.text };
+  return { type: "image", source: { type: "base64", media_type: block.mimeType, data: block.data } };
+}
+
+function nonEmpty(block: Json): boolean {
+  return block.type !== "text" || (typeof block.text === "string" && block.text.length > 0);
+}

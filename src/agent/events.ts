@@ -1,0 +1,24 @@
+import type { AssistantMessage, ToolCallContent, ToolResultMessage, UserMessage } from "../core/messages.js";
+import type { Repair } from "./provider.js";
+
+export type LoopMessage = UserMessage | AssistantMessage | ToolResultMessage;
+
+/**
+ * What the loop reports. Only `message_end` carries something to persist; updates and progress
+ * are for UIs and are never written.
+ */
+export type AgentEvent =
+  | { type: "turn_start"; turn: number }
+  | { type: "turn_end"; turn: number; assistant: AssistantMessage; toolResults: ToolResultMessage[] }
+  | { type: "request"; body: string; repairs: Repair[] }
+  | { type: "message_start"; message: LoopMessage }
+  | { type: "message_update"; message: AssistantMessage; delta: { kind: "text" | "thinking"; text: string } }
+  | { type: "message_end"; message: LoopMessage }
+  | { type: "tool_call_start"; call: ToolCallContent }
+  | { type: "tool_call_progress"; call: ToolCallContent; update: unknown }
+  | { type: "tool_call_end"; call: ToolCallContent; result: ToolResultMessage }
+  | { type: "abort"; reason: string }
+  | { type: "error"; message: string };
+
+/** Listeners may be async; the loop waits for each before going on, so their writes stay in order. */
+export type AgentListener = (event: AgentEvent) => void | Promise<void>;

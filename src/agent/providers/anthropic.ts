@@ -1,0 +1,130 @@
+import type { StopReason } from "../../core/messages.js";
+import { anthropicBody } from "../convert/anthropic-payload.js";
+import { emptyUsage, type Provider, type ProviderEvent, type ProviderRequest, type Usage, usageOf } from "../provider.js";
+import { httpError, isAbort, readSse } from "./sse.js";
+
+export interface AnthropicProviderOptions {
+  /** @default process.env.ANTHROPIC_API_KEY */
+  apiKey?: string;
+  /** @default "https://api.anthropic.com" */
+  baseUrl?: string;
+  headers?: Record<string, string>;
+}
+
+interface Block {
+  type: string;
+  text: string;
+  id?: string;
+  name?: string;
+}
+
+/**
+ * Anthropic Messages over fetch + SSE.
+ * @example new AnthropicProvider() // key from ANTHROPIC_API_KEY
+ */
+export class AnthropicProvider implements Provider {
+  readonly name = "anthropic";
+  readonly api = "anthropic-messages";
+  private readonly options: Readonly<AnthropicProviderOptions>;
+
+  constructor(options: AnthropicProviderOptions = {}) {
+    this.options = Object.freeze({ ...options });
+  }
+
+  requestBody(request: ProviderRequest) {
+    return anthropicBody(request);
+  }
+
+  async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
+    const baseUrl = (this.options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "anthropic-version": "2023-06-01",
+      "x-api-key": this.options.apiKey ?? process.env.ANTHROPIC_API_KEY ?? "",
+      ...this.options.headers,
+    };
+    const blocks = new Map<number, Block>();
+    let input = 0;
+    let output = 0;
+    let cacheRead = 0;
+    let cacheWrite = 0;
+    let stop: string | undefined;
+    const usage = (): Usage => (input || output ? usageOf(input, output, cacheRead, cacheWrite) : emptyUsage());
+    try {
+      const body = this.requestBody(request).body;
+      const response = await fetch(`${baseUrl}/v1/messages`, { method: "POST", headers, body, signal });
+      if (!response.ok || !response.body) {
+        yield { type: "error", message: await httpError(response), aborted: false };
+        return;
+      }
+      for await (const event of readSse(response.body)) {
+        const data = JSON.parse(event.data) as AnthropicEvent;
+        if (data.type === "error") {
+          yield { type: "error", message: data.error?.message ?? "provider error", aborted: false, usage: usage() };
+          return;
+        }
+        if (data.type === "message_start") {
+          const u = data.message?.usage ?? {};
+          input = u.input_tokens ?? 0;
+          cacheRead = u.cache_read_input_tokens ?? 0;
+          cacheWrite = u.cache_creation_input_tokens ?? 0;
+          output = u.output_tokens ?? 0;
+        } else if (data.type === "content_block_start" && data.content_block) {
+          const b = data.content_block;
+          blocks.set(data.index ?? 0, { type: b.type, text: "", id: b.id, name: b.name });
+        } else if (data.type === "content_block_delta" && data.delta) {
+          const block = blocks.get(data.index ?? 0);
+          const d = data.delta;
+          if (d.type === "text_delta" && d.text) yield { type: "text_delta", delta: d.text };
+          else if (d.type === "thinking_delta" && d.thinking) yield { type: "thinking_delta", delta: d.thinking };
+          else if (d.type === "signature_delta" && d.signature) yield { type: "thinking_delta", delta: "", signature: d.signature };
+          else if (d.type === "input_json_delta" && block) block.text += d.partial_json ?? "";
+        } else if (data.type === "message_delta") {
+          stop = data.delta?.stop_reason ?? stop;
+          output = data.usage?.output_tokens ?? output;
+        }
+      }
+    } catch (error) {
+      yield { type: "error", message: error instanceof Error ? error.message : String(error), aborted: isAbort(error, signal), usage: usage() };
+      return;
+    }
+    for (const [, block] of [...blocks.entries()].sort((a, b) => a[0] - b[0])) {
+      if (block.type !== "tool_use") continue;
+      yield { type: "tool_call", id: block.id ?? "", name: block.name ?? "", arguments: parseInput(block.text) };
+    }
+    yield { type: "done", stopReason: mapStop(stop), usage: usage() };
+  }
+}
+
+interface AnthropicEvent {
+  type: string;
+  index?: number;
+  error?: { message?: string };
+  message?: { usage?: AnthropicUsage };
+  usage?: AnthropicUsage;
+  content_block?: { type: string; id?: string; name?: string };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string };
+}
+
+interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+
+function parseInput(text: string): Record<string, unknown> {
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Kept so the tool layer can answer with a validation error the model can read.
+    return { _unparsedArguments: text };
+  }
+}
+
+function mapStop(stop: string | undefined): StopReason {
+  if (stop === "tool_use") return "toolUse";
+  if (stop === "max_tokens") return "length";
+  return "stop";
+}

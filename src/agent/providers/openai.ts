@@ -1,0 +1,129 @@
+import type { StopReason } from "../../core/messages.js";
+import { openAiBody } from "../convert/openai-payload.js";
+import { emptyUsage, type Provider, type ProviderEvent, type ProviderRequest, type Usage, usageOf } from "../provider.js";
+import { httpError, isAbort, readSse } from "./sse.js";
+
+export interface OpenAiProviderOptions {
+  /** @default process.env.OPENAI_API_KEY */
+  apiKey?: string;
+  /** Any Chat Completions compatible endpoint. @default "https://api.openai.com/v1" */
+  baseUrl?: string;
+  /** Extra request headers (for gateways). */
+  headers?: Record<string, string>;
+  /** Written into assistant messages as `provider`. @default "openai" */
+  name?: string;
+}
+
+interface PartialCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+/**
+ * OpenAI-compatible Chat Completions over fetch + SSE.
+ * @example new OpenAiProvider({ baseUrl: "http://127.0.0.1:11434/v1" })
+ */
+export class OpenAiProvider implements Provider {
+  readonly name: string;
+  readonly api = "openai-completions";
+  private readonly options: Readonly<OpenAiProviderOptions>;
+
+  constructor(options: OpenAiProviderOptions = {}) {
+    this.options = Object.freeze({ ...options });
+    this.name = options.name ?? "openai";
+  }
+
+  requestBody(request: ProviderRequest) {
+    return openAiBody(request);
+  }
+
+  async *stream(request: ProviderRequest, signal?: AbortSignal): AsyncGenerator<ProviderEvent> {
+    const baseUrl = (this.options.baseUrl ?? "https://api.openai.com/v1").replace(/\/+$/, "");
+    const apiKey = this.options.apiKey ?? process.env.OPENAI_API_KEY ?? "";
+    const headers: Record<string, string> = { "content-type": "application/json", ...this.options.headers };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    const calls = new Map<number, PartialCall>();
+    let usage: Usage = emptyUsage();
+    let finish: string | undefined;
+    try {
+      const body = this.requestBody(request).body;
+      const response = await fetch(`${baseUrl}/chat/completions`, { method: "POST", headers, body, signal });
+      if (!response.ok || !response.body) {
+        yield { type: "error", message: await httpError(response), aborted: false };
+        return;
+      }
+      for await (const event of readSse(response.body)) {
+        if (event.data === "[DONE]") break;
+        const chunk = JSON.parse(event.data) as OpenAiChunk;
+        if (chunk.error) {
+          yield { type: "error", message: chunk.error.message ?? JSON.stringify(chunk.error), aborted: false };
+          return;
+        }
+        if (chunk.usage) usage = chunkUsage(chunk.usage);
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const delta = choice.delta ?? {};
+        const reasoning = delta.reasoning_content ?? delta.reasoning;
+        if (reasoning) yield { type: "thinking_delta", delta: reasoning };
+        if (delta.content) yield { type: "text_delta", delta: delta.content };
+        for (const call of delta.tool_calls ?? []) collectCall(calls, call);
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+    } catch (error) {
+      yield { type: "error", message: error instanceof Error ? error.message : String(error), aborted: isAbort(error, signal), usage };
+      return;
+    }
+    for (const call of [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c)) {
+      yield { type: "tool_call", id: call.id, name: call.name, arguments: parseArgs(call.args) };
+    }
+    yield { type: "done", stopReason: stopReason(finish, calls.size > 0), usage };
+  }
+}
+
+interface OpenAiChunk {
+  error?: { message?: string };
+  usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } };
+  choices?: Array<{
+    delta?: {
+      content?: string | null;
+      reasoning_content?: string;
+      reasoning?: string;
+      tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+    };
+    finish_reason?: string | null;
+  }>;
+}
+
+type ChunkCall = NonNullable<NonNullable<NonNullable<OpenAiChunk["choices"]>[number]["delta"]>["tool_calls"]>[number];
+
+function collectCall(calls: Map<number, PartialCall>, delta: ChunkCall): void {
+  const index = delta.index ?? calls.size;
+  const call = calls.get(index) ?? { id: "", name: "", args: "" };
+  if (delta.id) call.id = delta.id;
+  if (delta.function?.name) call.name += delta.function.name;
+  if (delta.function?.arguments) call.args += delta.function.arguments;
+  calls.set(index, call);
+}
+
+function parseArgs(text: string): Record<string, unknown> {
+  if (!text.trim()) return {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  } catch {
+    // Kept so the tool layer can answer with a validation error the model can read.
+    return { _unparsedArguments: text };
+  }
+}
+
+function chunkUsage(u: NonNullable<OpenAiChunk["usage"]>): Usage {
+  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+  return usageOf((u.prompt_tokens ?? 0) - cached, u.completion_tokens ?? 0, cached);
+}
+
+function stopReason(finish: string | undefined, hasCalls: boolean): StopReason {
+  if (finish === "length") return "length";
+  if (finish === "tool_calls" || hasCalls) return "toolUse";
+  return "stop";
+}

@@ -1,0 +1,52 @@
+/** One server-sent event: the `event:` name ("message" when absent) and the joined `data:` lines. */
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+/** Parses a fetch body as server-sent events (the WHATWG framing: blank line ends an event). */
+export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let boundary = findBoundary(buffer);
+    while (boundary) {
+      const event = parseEvent(buffer.slice(0, boundary.index));
+      buffer = buffer.slice(boundary.index + boundary.length);
+      if (event) yield event;
+      boundary = findBoundary(buffer);
+    }
+  }
+  const tail = parseEvent(buffer + decoder.decode());
+  if (tail) yield tail;
+}
+
+function findBoundary(buffer: string): { index: number; length: number } | undefined {
+  const match = /\r?\n\r?\n/.exec(buffer);
+  return match ? { index: match.index, length: match[0].length } : undefined;
+}
+
+function parseEvent(block: string): SseEvent | undefined {
+  let event = "message";
+  const data: string[] = [];
+  for (const line of block.split(/\r?\n/)) {
+    if (line.startsWith(":") || line === "") continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "event") event = value;
+    else if (field === "data") data.push(value);
+  }
+  return data.length > 0 ? { event, data: data.join("\n") } : undefined;
+}
+
+/** A non-2xx answer, with as much of the provider's error text as it gave. */
+export async function httpError(response: Response): Promise<string> {
+  const text = await response.text().catch(() => "");
+  return `HTTP ${response.status}${text ? `: ${text.slice(0, 2000)}` : ""}`;
+}
+
+export function isAbort(error: unknown, signal?: AbortSignal): boolean {
+  return signal?.aborted === true || (error instanceof Error && error.name === "AbortError");
+}

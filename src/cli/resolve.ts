@@ -1,0 +1,48 @@
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, resolve, sep } from "node:path";
+import { NotFoundError } from "../core/errors.js";
+import { candidateDirsFor } from "../format/paths.js";
+import { findMostRecentSession, peekHeader } from "../session/locate.js";
+import { UsageError } from "./exit.js";
+import type { CliIO } from "./io.js";
+import { allSessionFiles, idFromFileName, type Location } from "./location.js";
+
+/**
+ * The file of the session a user named: a path, a session id, or a unique prefix of one. With no
+ * name, the most recent session of the current directory. An ambiguous prefix is a usage error
+ * that lists the candidates; a name that matches nothing is `session_not_found`.
+ */
+export function resolveSession(location: Location, ref: string | undefined, io: CliIO): string {
+  if (ref === undefined || ref === "") return mostRecent(location, io);
+  if (looksLikePath(ref, io)) {
+    const path = resolve(io.cwd, ref);
+    if (!existsSync(path)) throw new NotFoundError("session_not_found", `No such file: ${path}`, { details: { path } });
+    if (statSync(path).isDirectory()) throw new UsageError(`${path} is a directory, not a session file`);
+    return path;
+  }
+  const files = allSessionFiles(location).map((path) => ({ path, id: idFromFileName(path) ?? peekHeader(path)?.id }));
+  const exact = files.filter((f) => f.id === ref);
+  if (exact.length === 1) return (exact[0] as { path: string }).path;
+  const matches = exact.length > 1 ? exact : files.filter((f) => f.id?.startsWith(ref));
+  if (matches.length === 1) return (matches[0] as { path: string }).path;
+  if (matches.length > 1) {
+    const list = matches.slice(0, 10).map((m) => `  ${m.id}  ${m.path}`);
+    throw new UsageError(`"${ref}" matches ${matches.length} sessions; give more of the id:\n${list.join("\n")}`);
+  }
+  throw new NotFoundError("session_not_found", `No session "${ref}" under ${location.root}`, {
+    details: { ref, root: location.root },
+  });
+}
+
+function looksLikePath(ref: string, io: CliIO): boolean {
+  if (ref.endsWith(".jsonl") || ref.includes(sep) || ref.includes("/") || isAbsolute(ref)) return true;
+  return existsSync(resolve(io.cwd, ref));
+}
+
+function mostRecent(location: Location, io: CliIO): string {
+  const found = findMostRecentSession(candidateDirsFor(location.root, io.cwd), io.cwd);
+  if (found) return found;
+  throw new NotFoundError("session_not_found", `No session of ${io.cwd} under ${location.root}; name one (see \`sessiontree ls --all\`)`, {
+    details: { cwd: io.cwd, root: location.root },
+  });
+}

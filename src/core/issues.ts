@@ -1,0 +1,31 @@
+/**
+ * Problems found while reading or projecting a session. They are reported, never swallowed:
+ * readers collect them, `fsck` prints them, `repair` acts on them.
+ */
+export type IssueCode =
+  | "torn_tail"
+  | "invalid_json"
+  | "invalid_utf8"
+  | "invalid_entry"
+  | "missing_header"
+  | "invalid_header"
+  | "duplicate_identical"
+  | "duplicate_conflict"
+  | "dangling_parent"
+  | "parent_cycle"
+  | "first_kept_not_on_path"
+  | "leaf_target_missing";
+
+export type IssueSeverity = "error" | "warning" | "info";
+
+export interface SessionIssue {
+  code: IssueCode;
+  severity: IssueSeverity;
+  message: string;
+  /** The entry concerned, when there is one. */
+  entryId?: string;
+  /** 1-based line number in the file, when read from a file. */
+  line?: number;
+  /** Byte offset of the line's first byte, when read from a file. */
+  offset?: number;
+}

@@ -1,0 +1,310 @@
+import {
+  type BranchSummaryEntry,
+  type EntryDraft,
+  isLeafMarker,
+  type LabelEntry,
+  LEAF_MARKER_TYPE,
+  type SessionEntry,
+  type SessionInfoEntry,
+} from "./entry.js";
+import { NotFoundError } from "./errors.js";
+import { newEntryId, nowIso } from "./ids.js";
+import type { SessionIssue } from "./issues.js";
+import { analyzeStructure } from "./structure.js";
+
+/** A node of `getTree()`: a defensive copy of the structure, labels resolved. */
+export interface SessionTreeNode {
+  entry: SessionEntry;
+  children: SessionTreeNode[];
+  label?: string;
+  labelTimestamp?: string;
+}
+
+/** What happened to an entry handed to `load`. */
+export type LoadOutcome = "added" | "duplicate" | "conflict";
+
+export interface EntryPosition {
+  line?: number;
+  offset?: number;
+}
+
+/**
+ * The in-memory index of one session: entries by id, children by parent, labels, name, leaf.
+ * No I/O. Every lookup a caller repeats is O(1); walking to the root is O(path).
+ *
+ * Leaf markers (see `LEAF_MARKER_TYPE`) are indexed but hidden from the entry list, unless
+ * another writer (pi) appended under one, in which case the marker becomes a normal entry.
+ */
+export class SessionTree {
+  private readonly byId = new Map<string, SessionEntry>();
+  private readonly order: SessionEntry[] = [];
+  private readonly childrenOf = new Map<string | null, SessionEntry[]>();
+  private readonly hiddenMarkers = new Set<string>();
+  private readonly labels = new Map<string, { label: string; timestamp: string }>();
+  private readonly loadIssues: SessionIssue[] = [];
+  private structureIssues: SessionIssue[] = [];
+  /** Entries treated as roots because their parent chain loops back to them. */
+  private cycleCuts = new Set<string>();
+  /** Parent ids referenced but not (yet) present: a later arrival may resolve them. */
+  private danglingParents = new Set<string>();
+  /** Set when an arrival may have created or resolved a dangling parent or a cycle. */
+  private structureStale = false;
+  private name: string | undefined;
+  private leafId: string | null = null;
+
+  /** Number of entries, hidden leaf markers included. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /**
+   * Adds an entry read from storage, in storage order. The leaf follows storage order, as in pi
+   * (a leaf marker moves it to the marker's parent). Identical duplicates collapse; a conflicting
+   * duplicate is reported and the first one wins. `keepLeaf` adds entries another process wrote
+   * without moving this reader's leaf.
+   */
+  load(entry: SessionEntry, position: EntryPosition = {}, options: { keepLeaf?: boolean } = {}): LoadOutcome {
+    const existing = this.byId.get(entry.id);
+    if (existing) return this.reportDuplicate(existing, entry, position);
+    this.index(entry);
+    if (options.keepLeaf) {
+      // Another writer's entries: they join the tree, our position in it stays.
+    } else if (this.hiddenMarkers.has(entry.id)) {
+      this.leafId = entry.parentId !== null && this.byId.has(entry.parentId) ? entry.parentId : null;
+    } else {
+      this.leafId = entry.id;
+    }
+    if (this.danglingParents.has(entry.id) || (entry.parentId !== null && !this.byId.has(entry.parentId))) {
+      this.structureStale = true;
+    }
+    return "added";
+  }
+
+  /** Re-checks the whole structure: dangling parents and parent cycles. O(n). */
+  analyze(): void {
+    this.structureStale = false;
+    const result = analyzeStructure(this.byId, this.order);
+    this.structureIssues = result.issues;
+    this.cycleCuts = result.cycleCuts;
+    this.danglingParents = result.danglingParents;
+  }
+
+  /** Appends a new entry as a child of the leaf and moves the leaf to it. */
+  append<E extends SessionEntry>(draft: EntryDraft<E>): E {
+    const entry = { ...this.stamp(draft.type as string), ...draft } as unknown as E;
+    this.index(entry);
+    this.leafId = entry.id;
+    return entry;
+  }
+
+  /**
+   * Creates a leaf marker for the current leaf: a hidden `custom` entry whose parent is the leaf.
+   * The leaf does not move. Persisting it lets a rewind survive a restart (in pi, too).
+   */
+  markLeaf(): SessionEntry {
+    const marker = {
+      ...this.stamp("custom"),
+      customType: LEAF_MARKER_TYPE,
+    } as SessionEntry;
+    this.index(marker);
+    return marker;
+  }
+
+  /** Moves the leaf to an existing entry. Nothing is deleted. */
+  branch(id: string): void {
+    this.requireEntry(id);
+    this.leafId = id;
+  }
+
+  /** Moves the leaf before the first entry: the next append starts a new root. */
+  resetLeaf(): void {
+    this.leafId = null;
+  }
+
+  /** Moves the leaf to `fromId` (or before the root) and appends a summary of the branch left behind. */
+  branchWithSummary(
+    fromId: string | null,
+    summary: string,
+    details?: unknown,
+    fromHook?: boolean,
+  ): BranchSummaryEntry {
+    if (fromId !== null) this.requireEntry(fromId);
+    this.leafId = fromId;
+    return this.append<BranchSummaryEntry>({
+      type: "branch_summary",
+      fromId: fromId ?? "root",
+      summary,
+      details,
+      fromHook,
+    });
+  }
+
+  getLeafId(): string | null {
+    return this.leafId;
+  }
+
+  getLeafEntry(): SessionEntry | undefined {
+    return this.leafId === null ? undefined : this.byId.get(this.leafId);
+  }
+
+  /** The entry with this id; hidden leaf markers are not entries to callers. */
+  getEntry(id: string): SessionEntry | undefined {
+    return this.hiddenMarkers.has(id) ? undefined : this.byId.get(id);
+  }
+
+  /** Like `getEntry`, but a missing id is an `entry_not_found` error. */
+  requireEntry(id: string): SessionEntry {
+    const entry = this.getEntry(id);
+    if (!entry) throw new NotFoundError("entry_not_found", `Entry ${id} not found`, { details: { id } });
+    return entry;
+  }
+
+  /** Whether an id is taken (hidden markers included), for choosing new ids. */
+  hasId(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** All entries in storage order, leaf markers left out. */
+  getEntries(): SessionEntry[] {
+    if (this.hiddenMarkers.size === 0) return this.order.slice();
+    return this.order.filter((entry) => !this.hiddenMarkers.has(entry.id));
+  }
+
+  /** All entries in storage order including leaf markers: what a writer must persist. */
+  getStoredEntries(): readonly SessionEntry[] {
+    return this.order;
+  }
+
+  /** Direct children of an entry in storage order. O(children). */
+  getChildren(parentId: string | null): SessionEntry[] {
+    return this.childrenOf.get(parentId)?.slice() ?? [];
+  }
+
+  getLabel(id: string): string | undefined {
+    return this.labels.get(id)?.label;
+  }
+
+  getLabelTimestamp(id: string): string | undefined {
+    return this.labels.get(id)?.timestamp;
+  }
+
+  /** Resolved labels, target id → label. */
+  getLabels(): Map<string, string> {
+    return new Map([...this.labels].map(([id, { label }]) => [id, label]));
+  }
+
+  /** The latest `session_info` name in storage order; an empty name clears it. */
+  getSessionName(): string | undefined {
+    return this.name;
+  }
+
+  /** Reading and structure problems found so far. */
+  getIssues(): SessionIssue[] {
+    this.ensureAnalyzed();
+    return [...this.loadIssues, ...this.structureIssues];
+  }
+
+  /**
+   * The path from the root to `fromId` (default: the leaf), in O(path). An unknown id gives an
+   * empty path, as in pi. Parent cycles are cut where `analyze` found them, so this always ends.
+   */
+  getBranch(fromId?: string | null): SessionEntry[] {
+    this.ensureAnalyzed();
+    const startId = fromId === undefined ? this.leafId : fromId;
+    const path: SessionEntry[] = [];
+    let current = startId === null ? undefined : this.byId.get(startId);
+    let budget = this.byId.size;
+    while (current) {
+      path.push(current);
+      if (current.parentId === null || this.cycleCuts.has(current.id) || --budget < 0) break;
+      current = this.byId.get(current.parentId);
+    }
+    return path.reverse();
+  }
+
+  /**
+   * The whole session as a forest, children sorted by timestamp (oldest first). Built iteratively,
+   * so a 200,000-deep chain does not overflow the stack. Orphans and cycle cuts become roots.
+   */
+  getTree(): SessionTreeNode[] {
+    this.ensureAnalyzed();
+    const nodes = new Map<string, SessionTreeNode>();
+    const roots: SessionTreeNode[] = [];
+    const entries = this.getEntries();
+    for (const entry of entries) {
+      const labelled = this.labels.get(entry.id);
+      nodes.set(entry.id, {
+        entry,
+        children: [],
+        label: labelled?.label,
+        labelTimestamp: labelled?.timestamp,
+      });
+    }
+    for (const entry of entries) {
+      const node = nodes.get(entry.id) as SessionTreeNode;
+      const parent =
+        entry.parentId === null || this.cycleCuts.has(entry.id) ? undefined : nodes.get(entry.parentId);
+      if (parent && entry.parentId !== entry.id) parent.children.push(node);
+      else roots.push(node);
+    }
+    for (const node of nodes.values()) {
+      if (node.children.length > 1) node.children.sort(byTimestamp);
+    }
+    return roots;
+  }
+
+  private ensureAnalyzed(): void {
+    if (this.structureStale) this.analyze();
+  }
+
+  private stamp(type: string): { type: string; id: string; parentId: string | null; timestamp: string } {
+    return { type, id: newEntryId((id) => this.byId.has(id)), parentId: this.leafId, timestamp: nowIso() };
+  }
+
+  private index(entry: SessionEntry): void {
+    this.byId.set(entry.id, entry);
+    this.order.push(entry);
+    if (isLeafMarker(entry)) {
+      this.hiddenMarkers.add(entry.id);
+    } else {
+      this.linkChild(entry);
+    }
+    if (entry.parentId !== null && this.hiddenMarkers.has(entry.parentId)) {
+      // Someone built on a marker (pi does, since it is pi's leaf): it is history now, show it.
+      const marker = this.byId.get(entry.parentId) as SessionEntry;
+      this.hiddenMarkers.delete(marker.id);
+      this.linkChild(marker);
+    }
+    if (entry.type === "label") this.applyLabel(entry as LabelEntry);
+    else if (entry.type === "session_info") this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
+  }
+
+  private linkChild(entry: SessionEntry): void {
+    const siblings = this.childrenOf.get(entry.parentId);
+    if (siblings) siblings.push(entry);
+    else this.childrenOf.set(entry.parentId, [entry]);
+  }
+
+  private applyLabel(entry: LabelEntry): void {
+    if (entry.label) this.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
+    else this.labels.delete(entry.targetId);
+  }
+
+  private reportDuplicate(existing: SessionEntry, entry: SessionEntry, position: EntryPosition): LoadOutcome {
+    const identical = JSON.stringify(existing) === JSON.stringify(entry);
+    this.loadIssues.push({
+      code: identical ? "duplicate_identical" : "duplicate_conflict",
+      severity: identical ? "info" : "error",
+      message: identical
+        ? `Entry ${entry.id} appears twice with the same content; kept once`
+        : `Entry ${entry.id} appears twice with different content; the first is kept`,
+      entryId: entry.id,
+      ...position,
+    });
+    return identical ? "duplicate" : "conflict";
+  }
+}
+
+function byTimestamp(a: SessionTreeNode, b: SessionTreeNode): number {
+  return Date.parse(a.entry.timestamp) - Date.parse(b.entry.timestamp);
+}

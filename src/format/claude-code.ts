@@ -1,0 +1,372 @@
+import {
+  type CompactionEntry,
+  CURRENT_SESSION_VERSION,
+  type CustomEntry,
+  LEAF_MARKER_TYPE,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionInfoEntry,
+  type SessionMessageEntry,
+} from "../core/entry.js";
+import { newSessionId } from "../core/ids.js";
+import type { AppendableMessage, AssistantMessage, ContentBlock, ToolResultMessage } from "../core/messages.js";
+
+/**
+ * Claude Code session files (`~/.claude/projects/<dir>/<session>.jsonl`) into a pi v3 session.
+ *
+ * - `user`/`assistant` lines (uuid/parentUuid) become `message` entries with their uuid as id. An
+ *   assistant reply that Claude Code split into one line per content block (same `message.id`) is
+ *   merged back into one message, so tool calls and their results pair up as the provider expects.
+ *   A user line of tool results becomes one `toolResult` message per result.
+ * - A `compact_boundary` (parentUuid null, `logicalParentUuid` = the entry before it) becomes a
+ *   `custom` entry hung under that logical parent; the `isCompactSummary` message after it becomes a
+ *   `compaction` whose kept range starts at the boundary (nothing before it is kept, as in Claude Code).
+ * - Sidechain (subagent) lines are `custom` entries (`claude-code.sidechain`): visible in the tree,
+ *   never in the main conversation's context.
+ * - Side records without a uuid (summary, file-history-snapshot, ...) and other typed lines become
+ *   `custom` entries `claude-code.<type>` holding the raw record, chained in at their place in the file.
+ * - Lines that are not JSON objects are reported with their line number. Nothing is dropped silently.
+ */
+export interface ClaudeImportResult {
+  header: SessionHeader;
+  /** Entries in file order; ends with a sessiontree leaf marker when the last line is not the leaf. */
+  entries: SessionEntry[];
+  leafId: string | null;
+  report: ClaudeImportReport;
+}
+
+export interface ClaudeImportReport {
+  /** Non-blank lines read. */
+  lines: number;
+  /** Entries written, by what they came from ("user", "assistant", "tool_result", "summary", ...). */
+  mapped: Record<string, number>;
+  /** Assistant lines folded into the message started by an earlier line of the same reply. */
+  merged: number;
+  /** Lines that produced no entry, and why. */
+  skipped: Array<{ line: number; reason: string }>;
+  /** Things the import changed that a reader should know (parents made roots, ...). */
+  notes: string[];
+}
+
+export interface ClaudeImportOptions {
+  /** The session id to give the result; default: the file's sessionId, else a new one. */
+  sessionId?: string;
+}
+
+type Raw = Record<string, unknown>;
+const CUSTOM_PREFIX = "claude-code.";
+
+export function importClaudeCode(text: string, options: ClaudeImportOptions = {}): ClaudeImportResult {
+  const importer = new ClaudeImporter();
+  text.split("\n").forEach((line, index) => {
+    importer.line(line, index + 1);
+  });
+  return importer.finish(options);
+}
+
+/** True when the text looks like a Claude Code session (rather than a pi session). */
+export function looksLikeClaudeCode(text: string): boolean {
+  for (const line of text.split("\n", 20)) {
+    const record = parseObject(line);
+    if (!record) continue;
+    if (record.type === "session") return false;
+    if ("uuid" in record || "parentUuid" in record || "leafUuid" in record) return true;
+  }
+  return false;
+}
+
+class ClaudeImporter {
+  private readonly entries: SessionEntry[] = [];
+  private readonly report: ClaudeImportReport = { lines: 0, mapped: {}, merged: 0, skipped: [], notes: [] };
+  private readonly seen = new Map<string, string>();
+  /** Claude uuid → the id its children hang under (the last entry made from it, or a side record after it). */
+  private readonly tail = new Map<string, string>();
+  private readonly toolNames = new Map<string, string>();
+  private readonly replies = new Map<string, SessionMessageEntry>();
+  private lastMain: string | null = null;
+  /** Side records met before the first message, chained: the first root message hangs under them. */
+  private preamble: string | null = null;
+  private title: string | undefined;
+  private lastTimestamp = new Date(0).toISOString();
+  private sessionId: string | undefined;
+  private cwd: string | undefined;
+  private version: string | undefined;
+
+  line(text: string, lineNo: number): void {
+    if (text.trim() === "") return;
+    this.report.lines++;
+    const record = parseObject(text);
+    if (!record) return this.skip(lineNo, "not a JSON object");
+    if (typeof record.timestamp === "string") this.lastTimestamp = record.timestamp;
+    this.sessionId ??= str(record.sessionId);
+    this.cwd ??= str(record.cwd);
+    this.version ??= str(record.version);
+    const uuid = str(record.uuid);
+    if (!uuid) return this.sideRecord(record);
+    const previous = this.seen.get(uuid);
+    if (previous !== undefined) {
+      const same = previous === text.trim();
+      return this.skip(lineNo, same ? `duplicate of uuid ${uuid}` : `uuid ${uuid} again with other content`);
+    }
+    this.seen.set(uuid, text.trim());
+    if (record.isSidechain === true) return this.sidechain(record, uuid);
+    if (record.type === "assistant") return this.assistant(record, uuid);
+    if (record.type === "user") return this.user(record, uuid);
+    if (record.type === "system" && record.subtype === "compact_boundary") return this.boundary(record, uuid);
+    this.custom(uuid, this.parentOf(record), String(record.type ?? "record"), record, true);
+  }
+
+  finish(options: ClaudeImportOptions): ClaudeImportResult {
+    let leafId = this.lastMainTail() ?? this.preamble;
+    if (this.title !== undefined) {
+      // Claude Code's title (a /rename or its generated summary) becomes the session's name.
+      const info: SessionInfoEntry = { ...this.stamp(`${leafId ?? "root"}.name`, leafId), type: "session_info", name: this.title };
+      this.push(info, "title");
+      leafId = info.id;
+    }
+    const last = this.entries[this.entries.length - 1];
+    if (leafId !== null && last && last.id !== leafId) {
+      const marker: CustomEntry = { ...this.stamp(`${leafId}.leaf`, leafId), type: "custom", customType: LEAF_MARKER_TYPE };
+      this.entries.push(marker);
+    }
+    const first = this.entries[0];
+    const header: SessionHeader = {
+      type: "session",
+      version: CURRENT_SESSION_VERSION,
+      id: options.sessionId ?? this.sessionId ?? newSessionId(),
+      timestamp: first?.timestamp ?? new Date().toISOString(),
+      cwd: this.cwd ?? "",
+      importedFrom: { format: "claude-code", sessionId: this.sessionId, version: this.version },
+    };
+    return { header, entries: this.entries, leafId, report: this.report };
+  }
+
+  private user(record: Raw, uuid: string): void {
+    const message = (record.message ?? {}) as Raw;
+    const parentId = this.parentOf(record);
+    if (record.isCompactSummary === true) return this.compaction(record, uuid, parentId, message);
+    const content = message.content;
+    const blocks = Array.isArray(content) ? (content as Raw[]) : [];
+    const results = blocks.filter((b) => b?.type === "tool_result");
+    const rest = blocks.filter((b) => b?.type !== "tool_result");
+    const messages: Array<[string, AppendableMessage]> = [];
+    if (typeof content === "string" || rest.length > 0 || results.length === 0) {
+      const text = typeof content === "string" ? content : rest.map(toUserBlock);
+      messages.push(["user", { role: "user", content: text, timestamp: ms(record.timestamp) }]);
+    }
+    for (const result of results) messages.push(["tool_result", this.toolResult(result, record)]);
+    let parent = parentId;
+    messages.forEach(([kind, msg], i) => {
+      const id = i === 0 ? uuid : `${uuid}.${i}`;
+      this.push({ ...this.stamp(id, parent, record), type: "message", message: msg }, kind);
+      parent = id;
+    });
+    this.tail.set(uuid, parent as string);
+    this.lastMain = uuid;
+  }
+
+  private assistant(record: Raw, uuid: string): void {
+    const message = (record.message ?? {}) as Raw;
+    const parentId = this.parentOf(record);
+    const replyId = str(message.id);
+    const earlier = replyId ? this.replies.get(replyId) : undefined;
+    const blocks = toAssistantBlocks(message.content, this.toolNames);
+    if (earlier && parentId === earlier.id) {
+      // Same API reply, continued on another line: one message, as the model produced it.
+      const merged = earlier.message as AssistantMessage;
+      merged.content = [...merged.content, ...blocks];
+      Object.assign(merged, assistantMeta(message, record));
+      this.tail.set(uuid, earlier.id);
+      this.report.merged++;
+    } else {
+      const msg: AssistantMessage = { role: "assistant", content: blocks, ...assistantMeta(message, record) };
+      const entry: SessionMessageEntry = { ...this.stamp(uuid, parentId, record), type: "message", message: msg };
+      this.push(entry, "assistant");
+      if (replyId) this.replies.set(replyId, entry);
+      this.tail.set(uuid, uuid);
+    }
+    this.lastMain = uuid;
+  }
+
+  private toolResult(block: Raw, record: Raw): ToolResultMessage {
+    const toolCallId = String(block.tool_use_id ?? "");
+    const content = typeof block.content === "string" ? [{ type: "text" as const, text: block.content }] : [];
+    if (Array.isArray(block.content)) for (const b of block.content as Raw[]) content.push(toUserBlock(b) as never);
+    return {
+      role: "toolResult",
+      toolCallId,
+      toolName: this.toolNames.get(toolCallId) ?? "unknown",
+      content,
+      isError: block.is_error === true,
+      timestamp: ms(record.timestamp),
+    };
+  }
+
+  private boundary(record: Raw, uuid: string): void {
+    const logical = str(record.logicalParentUuid);
+    const parentId = logical ? this.resolveKnown(logical) : this.parentOf(record);
+    this.custom(uuid, parentId, "compact_boundary", record, true);
+  }
+
+  private compaction(record: Raw, uuid: string, parentId: string | null, message: Raw): void {
+    const boundary = parentId === null ? undefined : this.entries.find((e) => e.id === parentId);
+    const meta = (boundary as CustomEntry<Raw> | undefined)?.data?.compactMetadata as Raw | undefined;
+    const entry: CompactionEntry = {
+      ...this.stamp(uuid, parentId, record),
+      type: "compaction",
+      summary: textOf(message.content),
+      // The boundary is on the path just before: "kept from the boundary" keeps no message.
+      firstKeptEntryId: parentId ?? uuid,
+      tokensBefore: typeof meta?.preTokens === "number" ? meta.preTokens : 0,
+      details: { source: "claude-code", trigger: meta?.trigger },
+    };
+    this.push(entry, "compaction");
+    this.tail.set(uuid, uuid);
+    this.lastMain = uuid;
+  }
+
+  private sidechain(record: Raw, uuid: string): void {
+    // A subagent's conversation: its root hangs under the main entry it ran from.
+    const parentUuid = str(record.parentUuid);
+    const parentId = parentUuid ? this.resolveKnown(parentUuid) : this.lastMainTail();
+    this.custom(uuid, parentId, "sidechain", record, false);
+    this.tail.set(uuid, uuid);
+  }
+
+  /** A record without a uuid: chained after the latest main entry, so the tree keeps its shape. */
+  private sideRecord(record: Raw): void {
+    const kind = String(record.type ?? "record");
+    const id = `${kind}-${this.entries.length}`;
+    if (kind === "custom-title" && str(record.customTitle)) this.title = str(record.customTitle);
+    else if (kind === "summary" && str(record.summary) && this.title === undefined) this.title = str(record.summary);
+    this.custom(id, this.lastMainTail() ?? this.preamble, kind, record, false);
+    if (this.lastMain !== null) this.tail.set(this.lastMain, id);
+    else this.preamble = id;
+  }
+
+  private custom(id: string, parentId: string | null, kind: string, record: Raw, isMain: boolean): void {
+    const entry: CustomEntry = { ...this.stamp(id, parentId, record), type: "custom", customType: CUSTOM_PREFIX + kind, data: record };
+    this.push(entry, kind);
+    if (isMain) {
+      this.tail.set(id, id);
+      this.lastMain = id;
+    }
+  }
+
+  private push(entry: SessionEntry, kind: string): void {
+    this.entries.push(entry);
+    this.report.mapped[kind] = (this.report.mapped[kind] ?? 0) + 1;
+  }
+
+  private skip(line: number, reason: string): void {
+    this.report.skipped.push({ line, reason });
+  }
+
+  private parentOf(record: Raw): string | null {
+    const parentUuid = str(record.parentUuid);
+    if (parentUuid) return this.resolveKnown(parentUuid);
+    return this.lastMain === null ? this.preamble : null;
+  }
+
+  private resolve(uuid: string): string {
+    return this.tail.get(uuid) ?? uuid;
+  }
+
+  /** The id to hang a child of `uuid` under; a parent not in the file makes the child a root. */
+  private resolveKnown(uuid: string): string | null {
+    if (this.tail.has(uuid)) return this.resolve(uuid);
+    this.report.notes.push(`parent ${uuid} is not in the file: its child became a root`);
+    return null;
+  }
+
+  private lastMainTail(): string | null {
+    return this.lastMain === null ? null : this.resolve(this.lastMain);
+  }
+
+  private stamp(id: string, parentId: string | null, record?: Raw) {
+    const timestamp = str(record?.timestamp) ?? this.lastTimestamp;
+    return { id, parentId, timestamp };
+  }
+}
+
+function assistantMeta(message: Raw, record: Raw): Omit<AssistantMessage, "role" | "content"> {
+  const usage = (message.usage ?? {}) as Raw;
+  const n = (v: unknown) => (typeof v === "number" ? v : 0);
+  const input = n(usage.input_tokens);
+  const output = n(usage.output_tokens);
+  const cacheRead = n(usage.cache_read_input_tokens);
+  const cacheWrite = n(usage.cache_creation_input_tokens);
+  return {
+    api: "anthropic-messages",
+    provider: "anthropic",
+    model: str(message.model) ?? "unknown",
+    usage: {
+      input,
+      output,
+      cacheRead,
+      cacheWrite,
+      totalTokens: input + output + cacheRead + cacheWrite,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: stopReason(message.stop_reason),
+    timestamp: ms(record.timestamp),
+  };
+}
+
+function stopReason(reason: unknown): string {
+  if (reason === "tool_use") return "toolUse";
+  if (reason === "max_tokens") return "length";
+  return "stop";
+}
+
+function toAssistantBlocks(content: unknown, toolNames: Map<string, string>): ContentBlock[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (!Array.isArray(content)) return [];
+  return (content as Raw[]).map((block): ContentBlock => {
+    if (block.type === "text") return { type: "text", text: String(block.text ?? "") };
+    if (block.type === "thinking") return { type: "thinking", thinking: String(block.thinking ?? ""), thinkingSignature: block.signature };
+    if (block.type === "tool_use") {
+      const id = String(block.id ?? "");
+      toolNames.set(id, String(block.name ?? ""));
+      return { type: "toolCall", id, name: String(block.name ?? ""), arguments: (block.input ?? {}) as Record<string, unknown> };
+    }
+    // redacted_thinking, server tool blocks, ...: kept as they are (unknown blocks survive).
+    return block as unknown as ContentBlock;
+  });
+}
+
+function toUserBlock(block: Raw): ContentBlock {
+  if (block.type === "image" && block.source && typeof block.source === "object") {
+    const source = block.source as Raw;
+    return { type: "image", data: String(source.data ?? ""), mimeType: String(source.media_type ?? "") };
+  }
+  if (block.type === "text") return { type: "text", text: String(block.text ?? "") };
+  return block as unknown as ContentBlock;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return (content as Raw[])
+    .filter((b) => b.type === "text")
+    .map((b) => String(b.text ?? ""))
+    .join("\n");
+}
+
+function parseObject(line: string): Raw | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Raw) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value.length > 0 ? value : undefined;
+}
+
+function ms(timestamp: unknown): number {
+  const parsed = typeof timestamp === "string" ? Date.parse(timestamp) : Number.NaN;
+  return Number.isNaN(parsed) ? 0 : parsed;
+}

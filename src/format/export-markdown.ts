@@ -1,0 +1,103 @@
+import type { SessionEntry, SessionHeader } from "../core/entry.js";
+import type { AgentMessage } from "../core/messages.js";
+
+export interface MarkdownExportInput {
+  header: SessionHeader;
+  /** The path to export, root first (usually the leaf's branch). */
+  path: readonly SessionEntry[];
+  name?: string;
+  labels?: ReadonlyMap<string, string>;
+}
+
+/**
+ * One branch of a session as a readable Markdown transcript: every entry on the path in order,
+ * messages with their text, tool calls with their arguments, summaries and setting changes as notes.
+ * Entry ids are kept as HTML comments so a reader can find an entry again with `--at`.
+ */
+export function exportMarkdown(input: MarkdownExportInput): string {
+  const { header, path, labels } = input;
+  const lines: string[] = [`# ${input.name ?? `Session ${header.id}`}`, ""];
+  lines.push(`- Session: \`${header.id}\``, `- Started: ${header.timestamp}`);
+  if (header.cwd) lines.push(`- Directory: \`${header.cwd}\``);
+  lines.push(`- Entries on this branch: ${path.length}`, "");
+  for (const entry of path) {
+    const label = labels?.get(entry.id);
+    lines.push(`<!-- entry ${entry.id} -->`);
+    if (label) lines.push(`> **Label:** ${label}`, "");
+    lines.push(...entryMarkdown(entry), "");
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}
+
+function entryMarkdown(entry: SessionEntry): string[] {
+  switch (entry.type) {
+    case "message":
+      return messageMarkdown(entry.message as AgentMessage);
+    case "compaction":
+      return [`## Compaction summary (${entry.tokensBefore} tokens before)`, "", entry.summary];
+    case "branch_summary":
+      return ["## Summary of an abandoned branch", "", entry.summary];
+    case "custom_message":
+      return [`## Extension message (${entry.customType})`, "", contentText(entry.content)];
+    case "model_change":
+      return [`*Model: ${entry.provider}/${entry.modelId}*`];
+    case "thinking_level_change":
+      return [`*Thinking level: ${entry.thinkingLevel}*`];
+    case "session_info":
+      return [`*Session named: ${entry.name ?? "(cleared)"}*`];
+    case "label":
+      return [`*Label on ${entry.targetId}: ${entry.label ?? "(cleared)"}*`];
+    case "custom":
+      return [`*Extension state: ${entry.customType}*`];
+    default:
+      return [`*Entry of type ${(entry as { type: string }).type}*`];
+  }
+}
+
+function messageMarkdown(message: AgentMessage): string[] {
+  const m = message as unknown as Record<string, unknown>;
+  switch (message.role) {
+    case "user":
+      return ["## User", "", contentText(m.content)];
+    case "assistant": {
+      const out = [`## Assistant${typeof m.model === "string" ? ` (${m.model})` : ""}`, ""];
+      for (const block of Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : []) {
+        if (block.type === "text") out.push(String(block.text), "");
+        else if (block.type === "thinking") out.push(quote(String(block.thinking)), "");
+        else if (block.type === "toolCall") out.push(`**Tool call** \`${String(block.name)}\``, fence(block.arguments), "");
+      }
+      if (typeof m.errorMessage === "string") out.push(`**Error:** ${m.errorMessage}`);
+      return out;
+    }
+    case "toolResult":
+      return [`### Tool result: ${String(m.toolName)}${m.isError ? " (error)" : ""}`, "", fence(contentText(m.content))];
+    default:
+      return [`## ${String(message.role)}`, "", contentText(m.content ?? m.summary ?? m.output ?? m.command)];
+  }
+}
+
+/** The text of string or block content; images and other blocks are named, not dropped. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return content === undefined ? "" : String(content);
+  return content
+    .map((block: Record<string, unknown>) => {
+      if (block.type === "text") return String(block.text);
+      if (block.type === "image") return `[image ${String(block.mimeType ?? "")}]`;
+      return `[${String(block.type)}]`;
+    })
+    .join("\n");
+}
+
+function quote(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `> ${line}`)
+    .join("\n");
+}
+
+function fence(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  const ticks = text.includes("```") ? "````" : "```";
+  return `${ticks}\n${text}\n${ticks}`;
+}

@@ -1,0 +1,70 @@
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import type { Principal } from "../auth/principal.js";
+import type { ServerServices } from "../services.js";
+
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  /** Default application/json. */
+  contentType?: string;
+}
+
+/**
+ * One API operation, declared as data: the same object is registered with Hono, validated at the
+ * edge and written into /openapi.json, so the three cannot disagree.
+ */
+export interface RouteSpec<P extends TObject = TObject, Q extends TObject = TObject, B extends TSchema = TSchema> {
+  method: HttpMethod;
+  /** Hono syntax: `/v1/sessions/:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** No credential needed (health, the OpenAPI document). */
+  public?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** "json" (default when `body` is set) or "jsonl": the raw text of a pi session file. */
+  bodyFormat?: "json" | "jsonl";
+  /** Overrides the server's body limit for this route (imports are larger). */
+  maxBodyBytes?: number;
+  /** Honours `If-Match` (412 with the current revision when stale). */
+  conditional?: boolean;
+  /** Honours `Idempotency-Key` (a retry replays the first response). */
+  idempotent?: boolean;
+  responses: Record<number, ResponseSpec>;
+  handle(request: RouteRequest<Static<P>, Static<Q>, Static<B>>): Promise<Reply>;
+}
+
+export interface RouteRequest<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Null only on public routes. */
+  principal: Principal;
+  /** The revision named by `If-Match`, when the route is conditional and the header present. */
+  ifMatch: number | undefined;
+  services: ServerServices;
+}
+
+export interface Reply {
+  /** Default 200. */
+  status?: number;
+  body: unknown;
+  /** Sent as the ETag. */
+  revision?: number;
+  /** Default application/json; a string body with another type is sent as is. */
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+/** A route with its type parameters widened, for tables of routes (`handle` is a method: bivariant). */
+export type AnyRoute = RouteSpec<TObject, TObject, TSchema>;
+
+/** Identity with inference: keeps each route's params/query/body types checked inside `handle`. */
+export function defineRoute<P extends TObject, Q extends TObject, B extends TSchema>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+  return spec;
+}

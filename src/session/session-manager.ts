@@ -1,0 +1,439 @@
+import { existsSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { ProjectedContext } from "../core/context.js";
+import { projectContext } from "../core/context.js";
+import {
+  CURRENT_SESSION_VERSION,
+  type EntryDraft,
+  type SessionEntry,
+  type SessionHeader,
+} from "../core/entry.js";
+import { CorruptSessionError, NotFoundError } from "../core/errors.js";
+import { newSessionId, nowIso } from "../core/ids.js";
+import type { SessionIssue } from "../core/issues.js";
+import type { AppendableMessage, ImageContent, TextContent } from "../core/messages.js";
+import { SessionTree, type SessionTreeNode } from "../core/tree.js";
+import { encodeSession } from "../format/jsonl/encode.js";
+import {
+  candidateDirsFor,
+  defaultRoot,
+  sessionDirFor,
+  sessionFileName,
+  sessionsDir,
+} from "../format/paths.js";
+import { replaceKeepingBackup } from "../store/jsonl/rewrite.js";
+import { type Durability, SessionFile } from "../store/jsonl/session-file.js";
+import { listSessions, type SessionListProgress } from "./list.js";
+import { findMostRecentSession } from "./locate.js";
+import type { SessionInfo } from "./session-info.js";
+
+export interface NewSessionOptions {
+  id?: string;
+  parentSession?: string;
+}
+
+/** What sessiontree adds to pi's constructors; every field is optional. */
+export interface SessionManagerOptions {
+  /** Sessions root used when no session directory is given. @default env SESSIONTREE_ROOT or ~/.sessiontree */
+  root?: string;
+  /** @default "os" */
+  durability?: Durability;
+}
+
+/**
+ * A drop-in for pi's `SessionManager`: the same static constructors and methods, synchronous, so
+ * code written for pi works by changing the import. Differences are all on the side of keeping
+ * data: every append is in the file when the call returns; the file has exactly one header; a
+ * rewind survives a restart; damaged lines are reported (`getIssues`), never skipped silently; a
+ * file that is not a session is refused, never overwritten; appends take an inter-process lock.
+ *
+ * @example
+ * const sm = SessionManager.create(process.cwd());
+ * const id = sm.appendMessage({ role: "user", content: "hi", timestamp: Date.now() });
+ * sm.branch(id);
+ * sm.buildSessionContext().messages;
+ */
+export class SessionManager {
+  private header!: SessionHeader;
+  private sessionFile: string | undefined;
+  private file: SessionFile | null = null;
+  private memoryTree = new SessionTree();
+
+  private constructor(
+    private cwd: string,
+    private readonly sessionDir: string,
+    sessionFile: string | undefined,
+    private readonly persist: boolean,
+    private readonly options: SessionManagerOptions = {},
+  ) {
+    if (sessionFile) this.setSessionFile(sessionFile);
+    else this.newSession();
+  }
+
+  // ---- constructors (pi's signatures, plus an optional options object) ----
+
+  /** A new session of `cwd`; nothing is written until the first append. */
+  static create(cwd: string, sessionDir?: string, options: SessionManagerOptions = {}): SessionManager {
+    return new SessionManager(
+      cwd,
+      sessionDir ?? sessionDirFor(rootOf(options), cwd),
+      undefined,
+      true,
+      options,
+    );
+  }
+
+  /** Opens a session file (a missing path starts a new session there, as in pi). */
+  static open(
+    path: string,
+    sessionDir?: string,
+    cwdOverride?: string,
+    options: SessionManagerOptions = {},
+  ): SessionManager {
+    const dir = sessionDir ?? resolve(path, "..");
+    const manager = new SessionManager(cwdOverride ?? process.cwd(), dir, path, true, options);
+    if (!cwdOverride && manager.header.cwd) manager.cwd = manager.header.cwd;
+    return manager;
+  }
+
+  /** The most recent session of `cwd`, or a new one. */
+  static continueRecent(
+    cwd: string,
+    sessionDir?: string,
+    options: SessionManagerOptions = {},
+  ): SessionManager {
+    const dirs = sessionDir ? [sessionDir] : candidateDirsFor(rootOf(options), cwd);
+    const recent = findMostRecentSession(dirs, sessionDir ? undefined : cwd);
+    const dir = sessionDir ?? sessionDirFor(rootOf(options), cwd);
+    return new SessionManager(cwd, dir, recent ?? undefined, true, options);
+  }
+
+  /** A session kept in memory only, with the same interface. */
+  static inMemory(cwd: string = process.cwd()): SessionManager {
+    return new SessionManager(cwd, "", undefined, false);
+  }
+
+  /** A copy of another session's whole history as a new session of `targetCwd`. */
+  static forkFrom(
+    sourcePath: string,
+    targetCwd: string,
+    sessionDir?: string,
+    options: SessionManagerOptions = {},
+  ): SessionManager {
+    const source = SessionFile.open(sourcePath);
+    const dir = sessionDir ?? sessionDirFor(rootOf(options), targetCwd);
+    const header = newHeader(targetCwd, { parentSession: sourcePath });
+    const path = join(dir, sessionFileName(header.timestamp, header.id));
+    SessionFile.create(path, header, source.tree.getStoredEntries(), options).close();
+    return new SessionManager(targetCwd, dir, path, true, options);
+  }
+
+  /** Sessions of `cwd`, most recently active first. */
+  static async list(
+    cwd: string,
+    sessionDir?: string,
+    onProgress?: SessionListProgress,
+    options: SessionManagerOptions = {},
+  ): Promise<SessionInfo[]> {
+    if (sessionDir) return listSessions([sessionDir], { onProgress });
+    return listSessions(candidateDirsFor(rootOf(options), cwd), { onProgress, cwd });
+  }
+
+  /** Sessions of every working directory under the root, most recently active first. */
+  static async listAll(
+    onProgress?: SessionListProgress,
+    options: SessionManagerOptions = {},
+  ): Promise<SessionInfo[]> {
+    return listSessions(null, { onProgress, sessionsRoot: sessionsDir(rootOf(options)) });
+  }
+
+  // ---- session switching ----
+
+  /** Switches to another session file (used for resume). A missing file starts a new session there. */
+  setSessionFile(sessionFile: string): void {
+    const path = resolve(sessionFile);
+    if (!existsSync(path) || statSync(path).size === 0) {
+      // Nothing to lose: start a new session that will be written at this path.
+      this.newSession();
+      this.sessionFile = path;
+      return;
+    }
+    this.file?.close();
+    this.file = SessionFile.open(path, { durability: this.options.durability });
+    this.header = this.file.header;
+    this.sessionFile = path;
+  }
+
+  /** Starts a new, empty session (written on its first append). Returns its file path. */
+  newSession(options: NewSessionOptions = {}): string | undefined {
+    this.file?.close();
+    this.file = null;
+    this.memoryTree = new SessionTree();
+    this.header = newHeader(this.cwd, options);
+    this.sessionFile = this.persist
+      ? join(this.sessionDir, sessionFileName(this.header.timestamp, this.header.id))
+      : undefined;
+    return this.sessionFile;
+  }
+
+  isPersisted(): boolean {
+    return this.persist;
+  }
+  getCwd(): string {
+    return this.cwd;
+  }
+  getSessionDir(): string {
+    return this.sessionDir;
+  }
+  getSessionId(): string {
+    return this.header.id;
+  }
+  getSessionFile(): string | undefined {
+    return this.sessionFile;
+  }
+  getHeader(): SessionHeader | null {
+    return this.header;
+  }
+
+  // ---- appends ----
+
+  appendMessage(message: AppendableMessage): string {
+    return this.append({ type: "message", message });
+  }
+
+  appendThinkingLevelChange(thinkingLevel: string): string {
+    return this.append({ type: "thinking_level_change", thinkingLevel });
+  }
+
+  appendModelChange(provider: string, modelId: string): string {
+    return this.append({ type: "model_change", provider, modelId });
+  }
+
+  appendCompaction<T = unknown>(
+    summary: string,
+    firstKeptEntryId: string,
+    tokensBefore: number,
+    details?: T,
+    fromHook?: boolean,
+  ): string {
+    return this.append({ type: "compaction", summary, firstKeptEntryId, tokensBefore, details, fromHook });
+  }
+
+  appendCustomEntry(customType: string, data?: unknown): string {
+    return this.append({ type: "custom", customType, data });
+  }
+
+  appendSessionInfo(name: string): string {
+    return this.append({ type: "session_info", name: name.trim() });
+  }
+
+  appendCustomMessageEntry<T = unknown>(
+    customType: string,
+    content: string | (TextContent | ImageContent)[],
+    display: boolean,
+    details?: T,
+  ): string {
+    return this.append({ type: "custom_message", customType, content, display, details });
+  }
+
+  /** Sets a label on an entry (empty or undefined clears it). */
+  appendLabelChange(targetId: string, label: string | undefined): string {
+    this.tree.requireEntry(targetId);
+    return this.append({ type: "label", targetId, label });
+  }
+
+  // ---- navigation ----
+
+  /** Moves the leaf to an entry; the next append starts a branch there. Survives a restart. */
+  branch(branchFromId: string): void {
+    this.tree.requireEntry(branchFromId);
+    if (this.tree.getLeafId() === branchFromId) return;
+    this.tree.branch(branchFromId);
+    this.persistLeaf();
+  }
+
+  /** Moves the leaf before the first entry: the next append makes a new root. */
+  resetLeaf(): void {
+    if (this.tree.getLeafId() === null) return;
+    this.tree.resetLeaf();
+    this.persistLeaf();
+  }
+
+  /** Like `branch`, and appends a summary of the branch left behind. */
+  branchWithSummary(
+    branchFromId: string | null,
+    summary: string,
+    details?: unknown,
+    fromHook?: boolean,
+  ): string {
+    if (branchFromId !== null) this.tree.requireEntry(branchFromId);
+    if (!this.persist) return this.tree.branchWithSummary(branchFromId, summary, details, fromHook).id;
+    const [entry] = this.writable().write((tree) => [
+      tree.branchWithSummary(branchFromId, summary, details, fromHook),
+    ]);
+    return (entry as SessionEntry).id;
+  }
+
+  /**
+   * A new session holding only the path root → `leafId` (labels of that path re-created). On disk
+   * it is written at once and this manager switches to it; in memory this session is replaced.
+   */
+  createBranchedSession(leafId: string): string | undefined {
+    const path = this.getBranch(leafId);
+    if (path.length === 0)
+      throw new NotFoundError("entry_not_found", `Entry ${leafId} not found`, { details: { id: leafId } });
+    const previousFile = this.sessionFile;
+    const tree = new SessionTree();
+    const kept = path.filter((e) => e.type !== "label");
+    for (const entry of kept) tree.load(entry);
+    for (const entry of kept) {
+      const label = this.tree.getLabel(entry.id);
+      if (label) tree.append({ type: "label", targetId: entry.id, label });
+    }
+    const entries = tree
+      .getStoredEntries()
+      .map((e) => (e.type === "label" ? withLabelTime(e, this.tree) : e));
+    this.header = newHeader(this.cwd, { parentSession: this.persist ? previousFile : undefined });
+    this.file?.close();
+    this.file = null;
+    if (!this.persist) {
+      this.memoryTree = new SessionTree();
+      for (const entry of entries) this.memoryTree.load(entry);
+      return undefined;
+    }
+    this.sessionFile = join(this.sessionDir, sessionFileName(this.header.timestamp, this.header.id));
+    this.file = SessionFile.create(this.sessionFile, this.header, entries, {
+      durability: this.options.durability,
+    });
+    return this.sessionFile;
+  }
+
+  // ---- reads ----
+
+  getLeafId(): string | null {
+    return this.tree.getLeafId();
+  }
+  getLeafEntry(): SessionEntry | undefined {
+    return this.tree.getLeafEntry();
+  }
+  getEntry(id: string): SessionEntry | undefined {
+    return this.tree.getEntry(id);
+  }
+  getChildren(parentId: string): SessionEntry[] {
+    return this.tree.getChildren(parentId);
+  }
+  getLabel(id: string): string | undefined {
+    return this.tree.getLabel(id);
+  }
+  getBranch(fromId?: string): SessionEntry[] {
+    return this.tree.getBranch(fromId);
+  }
+  getEntries(): SessionEntry[] {
+    return this.tree.getEntries();
+  }
+  getTree(): SessionTreeNode[] {
+    return this.tree.getTree();
+  }
+  getSessionName(): string | undefined {
+    return this.tree.getSessionName();
+  }
+
+  /** The model's context at the leaf: pi's fields, plus extension state and warnings. */
+  buildSessionContext(): ProjectedContext {
+    return projectContext(this.tree.getBranch());
+  }
+
+  /** The context as it would be with the leaf at `entryId`. */
+  buildSessionContextAt(entryId: string | null): ProjectedContext {
+    return projectContext(entryId === null ? [] : this.tree.getBranch(entryId));
+  }
+
+  /** Problems met reading the file (line numbers, offsets) and in the tree's structure. */
+  getIssues(): SessionIssue[] {
+    return this.file ? this.file.getIssues() : this.memoryTree.getIssues();
+  }
+
+  /** Reads entries other processes appended since this manager last looked. */
+  refresh(): void {
+    this.file?.refresh();
+  }
+
+  /** Releases the file handle (pi's manager has none to release; ours keeps one for appends). */
+  close(): void {
+    this.file?.close();
+  }
+
+  /** The tree index itself, for callers that need more than pi's API. */
+  get tree(): SessionTree {
+    return this.file ? this.file.tree : this.memoryTree;
+  }
+
+  // ---- writing ----
+
+  private append(draft: EntryDraft): string {
+    if (!this.persist) return this.memoryTree.append(draft).id;
+    const [entry] = this.writable().write((tree) => [tree.append(draft)]);
+    return (entry as SessionEntry).id;
+  }
+
+  /** A leaf move is written as a hidden marker, so the next open lands on the same leaf. */
+  private persistLeaf(): void {
+    if (!this.persist || !this.file) return;
+    const leaf = this.tree.getLeafId();
+    this.writable().write((tree) => {
+      if (leaf === null) tree.resetLeaf();
+      else tree.branch(leaf);
+      return [tree.markLeaf()];
+    });
+  }
+
+  /** The file to append to: created with its header on the first write; migrated files rewritten first. */
+  private writable(): SessionFile {
+    const path = this.sessionFile as string;
+    if (!this.file) {
+      this.file = SessionFile.create(path, this.header, [], { durability: this.options.durability });
+      return this.file;
+    }
+    if (this.file.migratedFrom !== null) this.writeBackMigrated(this.file);
+    return this.file;
+  }
+
+  /**
+   * Appending v3 lines to an older file would make it unreadable to pi, so the migrated session is
+   * first written as v3, atomically, with the original kept as `<file>.v<N>.bak`.
+   */
+  private writeBackMigrated(file: SessionFile): void {
+    const leaf = file.tree.getLeafId();
+    const content = encodeSession(file.header, file.tree.getStoredEntries());
+    replaceKeepingBackup(file.path, content, `v${file.migratedFrom}.bak`);
+    file.close();
+    this.file = SessionFile.open(file.path, { durability: this.options.durability });
+    if (this.file.migratedFrom !== null)
+      throw new CorruptSessionError("invalid_header", `Migration of ${file.path} did not stick`);
+    if (leaf === null) this.file.tree.resetLeaf();
+    else if (this.file.tree.getEntry(leaf)) this.file.tree.branch(leaf);
+    this.header = this.file.header;
+  }
+}
+
+function rootOf(options: SessionManagerOptions): string {
+  return options.root ? resolve(options.root) : defaultRoot();
+}
+
+function newHeader(cwd: string, options: NewSessionOptions): SessionHeader {
+  const header: SessionHeader = {
+    type: "session",
+    version: CURRENT_SESSION_VERSION,
+    id: options.id ?? newSessionId(),
+    timestamp: nowIso(),
+    cwd,
+  };
+  if (options.parentSession) header.parentSession = options.parentSession;
+  return header;
+}
+
+/** pi re-creates a label with the time it was originally set. */
+function withLabelTime(entry: SessionEntry, source: SessionTree): SessionEntry {
+  if (entry.type !== "label") return entry;
+  return { ...entry, timestamp: source.getLabelTimestamp(entry.targetId) ?? entry.timestamp };
+}

@@ -1,0 +1,267 @@
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
+import type { SessionEntry, SessionHeader } from "../../core/entry.js";
+import { CorruptSessionError, NotFoundError, SessionTreeError } from "../../core/errors.js";
+import type { SessionIssue } from "../../core/issues.js";
+import { SessionTree } from "../../core/tree.js";
+import { type DecodedSession, SessionDecoder } from "../../format/jsonl/decode.js";
+import { encodeLine, encodeLines } from "../../format/jsonl/encode.js";
+import { withExclusiveLock } from "./flock.js";
+import { quarantineBytes } from "./quarantine.js";
+import { readFromFd, readSessionFile } from "./read-file.js";
+
+/**
+ * How far an acknowledged append has gone when the call returns.
+ * - `"os"`: handed to the operating system; survives the process crashing or being killed.
+ * - `"fsync"`: on the disk; survives power loss and kernel crashes.
+ */
+export type Durability = "os" | "fsync";
+
+export interface SessionFileOptions {
+  /** @default "os" */
+  durability?: Durability;
+}
+
+/**
+ * One session file on disk and its tree in memory. Reading never writes. Every write happens under
+ * an exclusive flock: first the lines other processes appended since we last looked are read (so new
+ * ids are unique and the tree is complete), then a torn tail left by a crashed writer is moved aside,
+ * then our lines go out in one `write` at the end of the file.
+ */
+export class SessionFile {
+  private currentTree = new SessionTree();
+  private readIssues: SessionIssue[] = [];
+  private fd: number | null = null;
+  private consumedBytes: number;
+  private consumedLines: number;
+  private inode: number;
+  /** Lines that should be gone but were not, because a write failed half-way; reload before the next. */
+  private dirty = false;
+
+  private constructor(
+    readonly path: string,
+    public header: SessionHeader,
+    decoded: DecodedSession,
+    private readonly options: SessionFileOptions,
+    inode: number,
+  ) {
+    this.consumedBytes = 0;
+    this.consumedLines = 0;
+    this.inode = inode;
+    this.migratedFrom = decoded.migratedFrom;
+    this.adopt(decoded, inode);
+  }
+
+  /** The format version the file is in on disk, when older than v3 (it is migrated in memory). */
+  migratedFrom: number | null;
+
+  /** The session's tree, as of the last read or write. */
+  get tree(): SessionTree {
+    return this.currentTree;
+  }
+
+  /** Opens an existing session file. A file that is not a session is an error, and is left alone. */
+  static open(path: string, options: SessionFileOptions = {}): SessionFile {
+    let decoded: DecodedSession;
+    let inode: number;
+    try {
+      inode = statSync(path).ino;
+      decoded = readSessionFile(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new NotFoundError("session_not_found", `No session file at ${path}`, {
+          cause: error,
+          details: { path },
+        });
+      }
+      throw new SessionTreeError("io_error", `Cannot read ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (!decoded.header) throw headerError(path, decoded);
+    return new SessionFile(path, decoded.header, decoded, options, inode);
+  }
+
+  /**
+   * Creates a new file holding the header and `entries`, failing if the path exists (never
+   * overwrites). The content goes out in one write.
+   */
+  static create(
+    path: string,
+    header: SessionHeader,
+    entries: readonly SessionEntry[],
+    options: SessionFileOptions = {},
+  ): SessionFile {
+    mkdirSync(dirname(path), { recursive: true });
+    const data = Buffer.from(encodeLine(header) + encodeLines(entries));
+    const fd = openSync(path, "wx");
+    try {
+      writeAll(fd, data);
+      if (options.durability === "fsync") fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (options.durability === "fsync") fsyncDir(dirname(path));
+    return SessionFile.open(path, options);
+  }
+
+  /** Problems met while reading (with line numbers and offsets) and in the tree's structure. */
+  getIssues(): SessionIssue[] {
+    return [...this.readIssues, ...this.tree.getIssues()];
+  }
+
+  /**
+   * Appends under the lock. `build` runs after catching up with other writers and returns the
+   * entries to write (typically made with `tree.append`, which picks ids against the complete tree).
+   */
+  write(build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
+    const fd = this.openForAppend();
+    return withExclusiveLock(fd, () => {
+      this.catchUp(fd);
+      this.moveTornTailAside(fd);
+      const entries = build(this.tree);
+      if (entries.length > 0) this.writeLines(fd, Buffer.from(encodeLines(entries)), entries.length);
+      return entries;
+    });
+  }
+
+  /** Reads lines other processes appended since we last looked (without taking the lock). */
+  refresh(): void {
+    const fd = this.openForAppend();
+    this.catchUp(fd);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private openForAppend(): number {
+    if (this.fd !== null && statSync(this.path).ino === this.inode && !this.dirty) return this.fd;
+    // First write, or the file was replaced under us (a repair renamed a new one in): start over.
+    this.close();
+    const fd = openSync(this.path, "a+");
+    const inode = fstatSync(fd).ino;
+    if (inode !== this.inode || this.dirty) this.reload(fd, inode);
+    this.fd = fd;
+    return fd;
+  }
+
+  private reload(fd: number, inode: number): void {
+    const decoded = readFromFd(fd, 0, new SessionDecoder());
+    if (!decoded.header) throw headerError(this.path, decoded);
+    const leaf = this.tree.getLeafId();
+    this.header = decoded.header;
+    this.adopt(decoded, inode);
+    this.dirty = false;
+    // Keep our place in the conversation if it still exists.
+    if (leaf === null) this.tree.resetLeaf();
+    else if (this.tree.getEntry(leaf)) this.tree.branch(leaf);
+  }
+
+  private adopt(decoded: DecodedSession, inode: number): void {
+    const tree = new SessionTree();
+    for (const { entry, line, offset } of decoded.entries) tree.load(entry, { line, offset });
+    this.currentTree = tree;
+    this.readIssues = decoded.issues;
+    this.consumedBytes = decoded.completeBytes;
+    this.consumedLines = decoded.completeLines;
+    this.inode = inode;
+  }
+
+  private catchUp(fd: number): void {
+    const size = fstatSync(fd).size;
+    if (size < this.consumedBytes) {
+      this.reload(fd, this.inode);
+      return;
+    }
+    if (size === this.consumedBytes) return;
+    const decoder = new SessionDecoder({ line: this.consumedLines, offset: this.consumedBytes });
+    const decoded = readFromFd(fd, this.consumedBytes, decoder);
+    for (const { entry, line, offset } of decoded.entries)
+      this.tree.load(entry, { line, offset }, { keepLeaf: true });
+    this.readIssues.push(...decoded.issues.filter((issue) => issue.code !== "torn_tail"));
+    this.consumedBytes = decoded.completeBytes;
+    this.consumedLines = decoded.completeLines;
+  }
+
+  /** Under the lock, bytes after the last newline belong to a writer that died: keep them aside. */
+  private moveTornTailAside(fd: number): void {
+    const size = fstatSync(fd).size;
+    if (size <= this.consumedBytes) return;
+    const tail = Buffer.alloc(size - this.consumedBytes);
+    readSync(fd, tail, 0, tail.length, this.consumedBytes);
+    const savedTo = quarantineBytes(this.path, this.consumedBytes, tail);
+    ftruncateSync(fd, this.consumedBytes);
+    fsyncSync(fd);
+    this.readIssues.push({
+      code: "torn_tail",
+      severity: "info",
+      message: `Moved ${tail.length} unterminated bytes at offset ${this.consumedBytes} to ${savedTo}`,
+      line: this.consumedLines + 1,
+      offset: this.consumedBytes,
+    });
+  }
+
+  private writeLines(fd: number, data: Buffer, lineCount: number): void {
+    try {
+      writeAll(fd, data);
+      if (this.options.durability === "fsync") fsyncSync(fd);
+    } catch (error) {
+      // A partial write would leave a torn line: cut back to the last whole line, and re-read the
+      // file before the next write so memory matches the disk again.
+      this.dirty = true;
+      try {
+        ftruncateSync(fd, this.consumedBytes);
+      } catch {
+        // The next write will find the torn tail and move it aside.
+      }
+      throw new SessionTreeError("io_error", `Append to ${this.path} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    this.consumedBytes += data.length;
+    this.consumedLines += lineCount;
+  }
+}
+
+function writeAll(fd: number, data: Buffer): void {
+  let written = 0;
+  while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+}
+
+/** Makes a new directory entry durable (the file's creation or rename). */
+export function fsyncDir(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function headerError(path: string, decoded: DecodedSession): CorruptSessionError {
+  const headerIssue = decoded.issues.find((i) => i.code === "invalid_header" || i.code === "missing_header");
+  if (!headerIssue && decoded.entries.length === 0) {
+    return new CorruptSessionError("not_a_session", `${path} is empty: not a session file`, {
+      details: { path },
+    });
+  }
+  return new CorruptSessionError(
+    "invalid_header",
+    `${path}: ${headerIssue?.message ?? "no session header"}`,
+    {
+      details: { path, issues: decoded.issues.slice(0, 20) },
+    },
+  );
+}

@@ -1,0 +1,56 @@
+import { isLeafMarker, type SessionEntry } from "../core/entry.js";
+import { ValidationError } from "../core/errors.js";
+import { checkEntry, isSafeId } from "../core/validate.js";
+
+export interface BatchOptions {
+  /**
+   * Accept `custom` entries with the leaf-marker type. Only imports set it: a marker that another
+   * writer (pi) built on is history, kept as a normal entry (core's SessionTree un-hides it too).
+   * @default false
+   */
+  allowLeafMarkers?: boolean;
+}
+
+/**
+ * Checks the shape of an append batch before any storage is touched: each entry passes core's
+ * `checkEntry`, its id (and parent id) is a safe id, and no entry is a leaf marker (a database
+ * keeps the leaf in a column; `setLeaf` moves it). Returns plain-JSON copies, so the stored
+ * entries are exactly what JSON keeps (undefined fields dropped) on every backend, and later
+ * changes to the caller's objects cannot reach the store.
+ */
+export function validateBatch(entries: readonly unknown[], options: BatchOptions = {}): SessionEntry[] {
+  if (!Array.isArray(entries)) throw new ValidationError("invalid_argument", "entries must be an array");
+  return entries.map((value, index) => {
+    const checked = checkEntry(value);
+    if (!checked.ok) throw invalidEntry(index, checked.reason);
+    const entry = checked.value;
+    if (!isSafeId(entry.id)) throw invalidEntry(index, `id ${JSON.stringify(entry.id)} is not a safe id`, entry.id);
+    if (entry.parentId !== null && !isSafeId(entry.parentId)) {
+      throw invalidEntry(index, "parentId is not a safe id", entry.id);
+    }
+    if (!options.allowLeafMarkers && isLeafMarker(entry)) throw invalidEntry(index, "leaf markers are not stored as entries; use setLeaf", entry.id);
+    return toPlainJson(entry, index);
+  });
+}
+
+/** The ids a backend must look up before planning an append: the batch's ids and their parents. */
+export function idsToLookUp(batch: readonly SessionEntry[]): string[] {
+  const ids = new Set<string>();
+  for (const entry of batch) {
+    ids.add(entry.id);
+    if (entry.parentId !== null) ids.add(entry.parentId);
+  }
+  return [...ids];
+}
+
+function toPlainJson(entry: SessionEntry, index: number): SessionEntry {
+  try {
+    return JSON.parse(JSON.stringify(entry)) as SessionEntry;
+  } catch (error) {
+    throw invalidEntry(index, `cannot be stored as JSON: ${(error as Error).message}`, entry.id);
+  }
+}
+
+function invalidEntry(index: number, reason: string, id?: string): ValidationError {
+  return new ValidationError("invalid_entry", `Entry ${index}: ${reason}`, { details: { index, id } });
+}
