@@ -8,7 +8,7 @@ import {
   type SessionEntry,
   type SessionHeader,
 } from "../core/entry.js";
-import { CorruptSessionError, NotFoundError } from "../core/errors.js";
+import { CorruptSessionError, isSessionTreeError, NotFoundError, SessionTreeError } from "../core/errors.js";
 import { newSessionId, nowIso } from "../core/ids.js";
 import type { SessionIssue } from "../core/issues.js";
 import type { AppendableMessage, ImageContent, TextContent } from "../core/messages.js";
@@ -21,6 +21,7 @@ import {
   sessionFileName,
   sessionsDir,
 } from "../format/paths.js";
+import { WriterLease } from "../store/jsonl/lease.js";
 import { replaceKeepingBackup } from "../store/jsonl/rewrite.js";
 import { type Durability, SessionFile } from "../store/jsonl/session-file.js";
 import { listSessions, type SessionListProgress } from "./list.js";
@@ -38,6 +39,12 @@ export interface SessionManagerOptions {
   root?: string;
   /** @default "os" */
   durability?: Durability;
+  /**
+   * Take the session's writer lease (for an agent that owns the session). When a live process
+   * holds it: `"fail"` throws `LeaseHeldError`, `"read-only"` opens the session read-only.
+   * @default undefined (no lease: several writers may append, serialized by the file lock)
+   */
+  lease?: "fail" | "read-only";
 }
 
 /**
@@ -58,6 +65,8 @@ export class SessionManager {
   private sessionFile: string | undefined;
   private file: SessionFile | null = null;
   private memoryTree = new SessionTree();
+  private lease: WriterLease | null = null;
+  private readOnly = false;
 
   private constructor(
     private cwd: string,
@@ -158,16 +167,16 @@ export class SessionManager {
       this.sessionFile = path;
       return;
     }
-    this.file?.close();
+    this.releaseFile();
     this.file = SessionFile.open(path, { durability: this.options.durability });
     this.header = this.file.header;
     this.sessionFile = path;
+    this.takeLease(path);
   }
 
   /** Starts a new, empty session (written on its first append). Returns its file path. */
   newSession(options: NewSessionOptions = {}): string | undefined {
-    this.file?.close();
-    this.file = null;
+    this.releaseFile();
     this.memoryTree = new SessionTree();
     this.header = newHeader(this.cwd, options);
     this.sessionFile = this.persist
@@ -294,8 +303,7 @@ export class SessionManager {
       .getStoredEntries()
       .map((e) => (e.type === "label" ? withLabelTime(e, this.tree) : e));
     this.header = newHeader(this.cwd, { parentSession: this.persist ? previousFile : undefined });
-    this.file?.close();
-    this.file = null;
+    this.releaseFile();
     if (!this.persist) {
       this.memoryTree = new SessionTree();
       for (const entry of entries) this.memoryTree.load(entry);
@@ -358,9 +366,32 @@ export class SessionManager {
     this.file?.refresh();
   }
 
-  /** Releases the file handle (pi's manager has none to release; ours keeps one for appends). */
+  /** Whether appends are refused because another live process holds the writer lease. */
+  isReadOnly(): boolean {
+    return this.readOnly;
+  }
+
+  /** Releases the file handle and the writer lease (pi's manager holds neither). */
   close(): void {
+    this.releaseFile();
+  }
+
+  private releaseFile(): void {
     this.file?.close();
+    this.file = null;
+    this.lease?.release();
+    this.lease = null;
+    this.readOnly = false;
+  }
+
+  private takeLease(path: string): void {
+    if (!this.options.lease) return;
+    try {
+      this.lease = WriterLease.acquire(path);
+    } catch (error) {
+      if (this.options.lease !== "read-only" || !isSessionTreeError(error, "lease_held")) throw error;
+      this.readOnly = true;
+    }
   }
 
   /** The tree index itself, for callers that need more than pi's API. */
@@ -389,9 +420,16 @@ export class SessionManager {
 
   /** The file to append to: created with its header on the first write; migrated files rewritten first. */
   private writable(): SessionFile {
+    if (this.readOnly) {
+      throw new SessionTreeError(
+        "read_only",
+        `Session ${this.header.id} is owned by another process (writer lease)`,
+      );
+    }
     const path = this.sessionFile as string;
     if (!this.file) {
       this.file = SessionFile.create(path, this.header, [], { durability: this.options.durability });
+      this.takeLease(path);
       return this.file;
     }
     if (this.file.migratedFrom !== null) this.writeBackMigrated(this.file);

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  constants,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -45,6 +46,7 @@ export class SessionFile {
   private consumedBytes: number;
   private consumedLines: number;
   private inode: number;
+  private pending: PendingAppend[] = [];
   /** Lines that should be gone but were not, because a write failed half-way; reload before the next. */
   private dirty = false;
 
@@ -125,14 +127,66 @@ export class SessionFile {
    * entries to write (typically made with `tree.append`, which picks ids against the complete tree).
    */
   write(build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
-    const fd = this.openForAppend();
-    return withExclusiveLock(fd, () => {
-      this.catchUp(fd);
-      this.moveTornTailAside(fd);
+    return this.underLock((fd) => {
       const entries = build(this.tree);
       if (entries.length > 0) this.writeLines(fd, Buffer.from(encodeLines(entries)), entries.length);
       return entries;
     });
+  }
+
+  /**
+   * Group commit: appends queued in the same turn of the event loop share one lock, one write and
+   * (with durability "fsync") one fsync. Each promise resolves when its entries are as durable as
+   * the session's durability level says, and not before.
+   */
+  appendAsync(build: (tree: SessionTree) => SessionEntry[]): Promise<SessionEntry[]> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ build, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flushPending());
+    });
+  }
+
+  private flushPending(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const results: SessionEntry[][] = [];
+    try {
+      this.underLock((fd) => {
+        for (const item of batch) results.push(item.build(this.tree));
+        const all = results.flat();
+        if (all.length > 0) this.writeLines(fd, Buffer.from(encodeLines(all)), all.length);
+      });
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => item.resolve(results[i] as SessionEntry[]));
+  }
+
+  /**
+   * Runs `fn` holding the file's lock, after reading what others appended and moving a torn tail
+   * aside. If the file was replaced (a repair renamed a new one in) while we waited for the lock,
+   * start over on the new file: writing to the old inode would write into the backup.
+   */
+  private underLock<T>(fn: (fd: number) => T): T {
+    for (;;) {
+      const fd = this.openForAppend();
+      const result = withExclusiveLock(fd, () => {
+        if (this.replacedUnderUs()) return RETRY;
+        this.catchUp(fd);
+        this.moveTornTailAside(fd);
+        return { value: fn(fd) };
+      });
+      if (result !== RETRY) return result.value;
+    }
+  }
+
+  private replacedUnderUs(): boolean {
+    try {
+      return statSync(this.path).ino !== this.inode;
+    } catch {
+      return true;
+    }
   }
 
   /** Reads lines other processes appended since we last looked (without taking the lock). */
@@ -147,10 +201,17 @@ export class SessionFile {
   }
 
   private openForAppend(): number {
-    if (this.fd !== null && statSync(this.path).ino === this.inode && !this.dirty) return this.fd;
+    if (this.fd !== null && !this.replacedUnderUs() && !this.dirty) return this.fd;
     // First write, or the file was replaced under us (a repair renamed a new one in): start over.
     this.close();
-    const fd = openSync(this.path, "a+");
+    // No O_CREAT: a session file that vanished must not come back as an empty, headerless file.
+    let fd: number;
+    try {
+      fd = openSync(this.path, constants.O_RDWR | constants.O_APPEND);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      throw new NotFoundError("session_not_found", `Session file ${this.path} is gone`, { cause: error });
+    }
     const inode = fstatSync(fd).ino;
     if (inode !== this.inode || this.dirty) this.reload(fd, inode);
     this.fd = fd;
@@ -234,6 +295,14 @@ export class SessionFile {
     this.consumedLines += lineCount;
   }
 }
+
+interface PendingAppend {
+  build: (tree: SessionTree) => SessionEntry[];
+  resolve: (entries: SessionEntry[]) => void;
+  reject: (error: unknown) => void;
+}
+
+const RETRY = Symbol("retry");
 
 function writeAll(fd: number, data: Buffer): void {
   let written = 0;

@@ -1,0 +1,155 @@
+import { closeSync, constants, openSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../../core/entry.js";
+import { CorruptSessionError, NotFoundError } from "../../core/errors.js";
+import { newSessionId } from "../../core/ids.js";
+import type { SessionIssue } from "../../core/issues.js";
+import { type DecodedSession, SessionDecoder } from "../../format/jsonl/decode.js";
+import { encodeSession } from "../../format/jsonl/encode.js";
+import { withExclusiveLock } from "./flock.js";
+import { treeOf } from "./fsck.js";
+import { readFromFd } from "./read-file.js";
+import { replaceKeepingBackup } from "./rewrite.js";
+
+export interface RepairAction {
+  kind:
+    | "dropped_line"
+    | "collapsed_duplicate"
+    | "dropped_conflicting_duplicate"
+    | "cut_torn_tail"
+    | "rebuilt_header"
+    | "broke_cycle"
+    | "migrated";
+  message: string;
+  line?: number;
+  offset?: number;
+  entryId?: string;
+}
+
+export interface RepairReport {
+  path: string;
+  /** False when the file was already clean: nothing was written. */
+  changed: boolean;
+  /** Where the original bytes were kept (null when nothing changed, or on a dry run). */
+  backupPath: string | null;
+  actions: RepairAction[];
+  entriesWritten: number;
+}
+
+export interface RepairOptions {
+  /** Report what would be done without writing. */
+  dryRun?: boolean;
+}
+
+/**
+ * Rewrites a session file as a clean v3 file: one valid header, every valid entry once, in file
+ * order (so the leaf stays where it was), parent cycles broken, torn tail and damaged lines left
+ * out. The write is atomic and the original is kept byte-for-byte as `<file>.bak-<time>`; every
+ * line left out is listed in the report. Holds the file's lock so no sessiontree writer interleaves.
+ */
+export function repairFile(path: string, options: RepairOptions = {}): RepairReport {
+  const fd = openExisting(path);
+  try {
+    return withExclusiveLock(fd, () => {
+      const decoded = readFromFd(fd, 0, new SessionDecoder());
+      const plan = planRepair(path, decoded);
+      const original = readFileSync(path);
+      const content = Buffer.from(encodeSession(plan.header, plan.entries));
+      const changed = !content.equals(original);
+      let backupPath: string | null = null;
+      if (changed && !options.dryRun) backupPath = replaceKeepingBackup(path, content, `bak-${Date.now()}`);
+      return { path, changed, backupPath, actions: plan.actions, entriesWritten: plan.entries.length };
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface RepairPlan {
+  header: SessionHeader;
+  entries: SessionEntry[];
+  actions: RepairAction[];
+}
+
+function planRepair(path: string, decoded: DecodedSession): RepairPlan {
+  const actions: RepairAction[] = decoded.issues.flatMap(actionForReadIssue);
+  const header = decoded.header ?? rebuildHeader(path, decoded);
+  if (!decoded.header)
+    actions.push({
+      kind: "rebuilt_header",
+      message: `Wrote a new header for session ${header.id} (cwd unknown)`,
+    });
+  if (decoded.migratedFrom !== null) {
+    actions.push({
+      kind: "migrated",
+      message: `Migrated from format v${decoded.migratedFrom} to v${CURRENT_SESSION_VERSION}`,
+    });
+  }
+  const tree = treeOf(decoded);
+  for (const issue of tree.getIssues()) {
+    if (issue.code === "duplicate_identical") actions.push({ kind: "collapsed_duplicate", ...where(issue) });
+    if (issue.code === "duplicate_conflict")
+      actions.push({ kind: "dropped_conflicting_duplicate", ...where(issue) });
+  }
+  const cuts = new Set(
+    tree
+      .getIssues()
+      .filter((i) => i.code === "parent_cycle")
+      .map((i) => i.entryId as string),
+  );
+  const entries = tree.getStoredEntries().map((entry) => {
+    if (!cuts.has(entry.id)) return entry;
+    actions.push({
+      kind: "broke_cycle",
+      message: `Entry ${entry.id} closed a parent cycle; its parentId is now null (was ${entry.parentId})`,
+      entryId: entry.id,
+    });
+    return { ...entry, parentId: null };
+  });
+  return { header: { ...header, version: CURRENT_SESSION_VERSION }, entries, actions };
+}
+
+function actionForReadIssue(issue: SessionIssue): RepairAction[] {
+  switch (issue.code) {
+    case "torn_tail":
+      return [{ kind: "cut_torn_tail", ...where(issue) }];
+    case "invalid_json":
+    case "invalid_utf8":
+    case "invalid_entry":
+    case "invalid_header":
+      return [{ kind: "dropped_line", ...where(issue) }];
+    default:
+      return [];
+  }
+}
+
+function where(issue: SessionIssue): Omit<RepairAction, "kind"> {
+  return { message: issue.message, line: issue.line, offset: issue.offset, entryId: issue.entryId };
+}
+
+/** A header for a file that lost its own: id from pi's file name `<ts>_<id>.jsonl` when it has one. */
+function rebuildHeader(path: string, decoded: DecodedSession): SessionHeader {
+  const match = /_([0-9a-f-]{36})\.jsonl$/i.exec(basename(path));
+  const first = decoded.entries[0]?.entry;
+  if (!first && decoded.tornTail === null && decoded.issues.length === 0) {
+    throw new CorruptSessionError("not_a_session", `${path} is empty: nothing to repair`);
+  }
+  return {
+    type: "session",
+    version: CURRENT_SESSION_VERSION,
+    id: match?.[1] ?? newSessionId(),
+    timestamp: first?.timestamp ?? new Date().toISOString(),
+    cwd: "",
+  };
+}
+
+function openExisting(path: string): number {
+  try {
+    return openSync(path, constants.O_RDWR);
+  } catch (error) {
+    throw new NotFoundError("session_not_found", `No session file at ${path}`, {
+      cause: error,
+      details: { path },
+    });
+  }
+}
