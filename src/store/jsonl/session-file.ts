@@ -160,7 +160,7 @@ export class SessionFile {
       for (const item of batch) item.reject(error);
       return;
     }
-    batch.forEach((item, i) => item.resolve(results[i] as SessionEntry[]));
+    for (const [i, item] of batch.entries()) item.resolve(results[i] as SessionEntry[]);
   }
 
   /**
