@@ -293,6 +293,9 @@ export class SessionFile {
     }
     this.consumedBytes += data.length;
     this.consumedLines += lineCount;
+    // A writer that does not lock (pi) may have appended at the same moment: our idea of where the
+    // file ends would be wrong, so re-read it before the next write.
+    if (fstatSync(fd).size !== this.consumedBytes) this.dirty = true;
   }
 }
 
