@@ -2,36 +2,22 @@ import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ProjectedContext } from "../core/context.js";
 import { projectContext } from "../core/context.js";
-import {
-  CURRENT_SESSION_VERSION,
-  type EntryDraft,
-  type SessionEntry,
-  type SessionHeader,
-} from "../core/entry.js";
+import type { EntryDraft, SessionEntry, SessionHeader } from "../core/entry.js";
 import { CorruptSessionError, isSessionTreeError, NotFoundError, SessionTreeError } from "../core/errors.js";
-import { newSessionId, nowIso } from "../core/ids.js";
 import type { SessionIssue } from "../core/issues.js";
 import type { AppendableMessage, ImageContent, TextContent } from "../core/messages.js";
 import { SessionTree, type SessionTreeNode } from "../core/tree.js";
 import { encodeSession } from "../format/jsonl/encode.js";
-import {
-  candidateDirsFor,
-  defaultRoot,
-  sessionDirFor,
-  sessionFileName,
-  sessionsDir,
-} from "../format/paths.js";
+import { candidateDirsFor, sessionDirFor, sessionFileName, sessionsDir } from "../format/paths.js";
 import { WriterLease } from "../store/jsonl/lease.js";
 import { replaceKeepingBackup } from "../store/jsonl/rewrite.js";
 import { type Durability, SessionFile } from "../store/jsonl/session-file.js";
+import { extractBranch } from "./extract-branch.js";
 import { listSessions, type SessionListProgress } from "./list.js";
 import { findMostRecentSession } from "./locate.js";
+import type { NewSessionOptions } from "./new-header.js";
+import { newHeader, rootOf } from "./new-header.js";
 import type { SessionInfo } from "./session-info.js";
-
-export interface NewSessionOptions {
-  id?: string;
-  parentSession?: string;
-}
 
 /** What sessiontree adds to pi's constructors; every field is optional. */
 export interface SessionManagerOptions {
@@ -60,6 +46,8 @@ export interface SessionManagerOptions {
  * sm.branch(id);
  * sm.buildSessionContext().messages;
  */
+export type { NewSessionOptions } from "./new-header.js";
+
 export class SessionManager {
   private header!: SessionHeader;
   private sessionFile: string | undefined;
@@ -292,16 +280,7 @@ export class SessionManager {
     if (path.length === 0)
       throw new NotFoundError("entry_not_found", `Entry ${leafId} not found`, { details: { id: leafId } });
     const previousFile = this.sessionFile;
-    const tree = new SessionTree();
-    const kept = path.filter((e) => e.type !== "label");
-    for (const entry of kept) tree.load(entry);
-    for (const entry of kept) {
-      const label = this.tree.getLabel(entry.id);
-      if (label) tree.append({ type: "label", targetId: entry.id, label });
-    }
-    const entries = tree
-      .getStoredEntries()
-      .map((e) => (e.type === "label" ? withLabelTime(e, this.tree) : e));
+    const entries = extractBranch(this.tree, path);
     this.header = newHeader(this.cwd, { parentSession: this.persist ? previousFile : undefined });
     this.releaseFile();
     if (!this.persist) {
@@ -452,26 +431,4 @@ export class SessionManager {
     else if (this.file.tree.getEntry(leaf)) this.file.tree.branch(leaf);
     this.header = this.file.header;
   }
-}
-
-function rootOf(options: SessionManagerOptions): string {
-  return options.root ? resolve(options.root) : defaultRoot();
-}
-
-function newHeader(cwd: string, options: NewSessionOptions): SessionHeader {
-  const header: SessionHeader = {
-    type: "session",
-    version: CURRENT_SESSION_VERSION,
-    id: options.id ?? newSessionId(),
-    timestamp: nowIso(),
-    cwd,
-  };
-  if (options.parentSession) header.parentSession = options.parentSession;
-  return header;
-}
-
-/** pi re-creates a label with the time it was originally set. */
-function withLabelTime(entry: SessionEntry, source: SessionTree): SessionEntry {
-  if (entry.type !== "label") return entry;
-  return { ...entry, timestamp: source.getLabelTimestamp(entry.targetId) ?? entry.timestamp };
 }
