@@ -49,7 +49,11 @@ export class PermissionPolicy {
   async check(call: ToolCallContent): Promise<PermissionResult> {
     const decision = this.decide(call);
     if (decision === "allow") return { allowed: true };
-    if (decision === "deny") return { allowed: false, reason: `Permission denied: ${call.name} is not allowed by the current policy` };
+    if (decision === "deny")
+      return {
+        allowed: false,
+        reason: `Permission denied: ${call.name} is not allowed by the current policy`,
+      };
     if (this.ask && (await this.ask(call))) return { allowed: true };
     return { allowed: false, reason: `Permission denied: ${call.name} needs approval, which was not given` };
   }
@@ -66,6 +70,9 @@ function ruleMatches(rule: PermissionRule, call: Pick<ToolCallContent, "name" | 
 }
 
 export function globMatch(pattern: string, text: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]");
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, "[\\s\\S]*")
+    .replace(/\?/g, "[\\s\\S]");
   return new RegExp(`^${source}$`).test(text);
 }

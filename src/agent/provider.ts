@@ -74,6 +74,12 @@ export function emptyUsage(): Usage {
 
 export function usageOf(input: number, output: number, cacheRead = 0, cacheWrite = 0): Usage {
   const usage = emptyUsage();
-  Object.assign(usage, { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite });
+  Object.assign(usage, {
+    input,
+    output,
+    cacheRead,
+    cacheWrite,
+    totalTokens: input + output + cacheRead + cacheWrite,
+  });
   return usage;
 }

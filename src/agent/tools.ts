@@ -37,12 +37,18 @@ export function defineTool<S extends TSchema>(tool: AgentTool<S>): AgentTool<S> 
 }
 
 export function toolSpec(tool: AgentTool): ToolSpec {
-  return { name: tool.name, description: tool.description, parameters: tool.parameters as unknown as Record<string, unknown> };
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters as unknown as Record<string, unknown>,
+  };
 }
 
 /** Why arguments do not fit a tool's schema, or undefined when they do. */
 export function argumentProblems(tool: AgentTool, args: unknown): string | undefined {
   if (Value.Check(tool.parameters, args)) return undefined;
-  const problems = [...Value.Errors(tool.parameters, args)].slice(0, 5).map((e) => `${e.path || "/"}: ${e.message}`);
+  const problems = [...Value.Errors(tool.parameters, args)]
+    .slice(0, 5)
+    .map((e) => `${e.path || "/"}: ${e.message}`);
   return `Invalid arguments for ${tool.name}: ${problems.join("; ")}`;
 }

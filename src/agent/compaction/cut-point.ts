@@ -15,7 +15,12 @@ export interface CutPoint {
  * and then moves earlier while a kept tool result would lose its call, so a pair is never split.
  * Only entries in [start, end) are considered (start: the previous compaction's kept boundary).
  */
-export function findCutPoint(path: readonly SessionEntry[], start: number, end: number, keepRecentTokens: number): CutPoint {
+export function findCutPoint(
+  path: readonly SessionEntry[],
+  start: number,
+  end: number,
+  keepRecentTokens: number,
+): CutPoint {
   const cuts = validCuts(path, start, end);
   if (cuts.length === 0) return { firstKeptIndex: start, turnStartIndex: -1 };
   let cut = cuts[0] as number;
@@ -58,7 +63,8 @@ function keepToolPairs(path: readonly SessionEntry[], start: number, end: number
     for (let i = start; i < cut; i++) {
       const entry = path[i] as SessionEntry;
       if (entry.type !== "message" || entry.message.role !== "assistant") continue;
-      for (const block of (entry.message as AssistantMessage).content) if (block.type === "toolCall") callIndex.set(block.id, i);
+      for (const block of (entry.message as AssistantMessage).content)
+        if (block.type === "toolCall") callIndex.set(block.id, i);
     }
     let earliest = cut;
     for (let i = cut; i < end; i++) {
@@ -76,7 +82,8 @@ function turnStart(path: readonly SessionEntry[], index: number, start: number):
   for (let i = index; i >= start; i--) {
     const entry = path[i] as SessionEntry;
     if (entry.type === "branch_summary" || entry.type === "custom_message") return i;
-    if (entry.type === "message" && (entry.message.role === "user" || entry.message.role === "bashExecution")) return i;
+    if (entry.type === "message" && (entry.message.role === "user" || entry.message.role === "bashExecution"))
+      return i;
   }
   return -1;
 }

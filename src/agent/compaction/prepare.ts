@@ -31,7 +31,10 @@ export interface CompactionPlan {
  * summarized starts at the previous compaction's `firstKeptEntryId` (not after the previous
  * compaction entry), so what the last compaction kept is summarized now instead of lost (pi #2608).
  */
-export function prepareCompaction(path: readonly SessionEntry[], settings: CompactionSettings): CompactionPlan | undefined {
+export function prepareCompaction(
+  path: readonly SessionEntry[],
+  settings: CompactionSettings,
+): CompactionPlan | undefined {
   if (path.length === 0 || path[path.length - 1]?.type === "compaction") return undefined;
   let previousIndex = -1;
   for (let i = path.length - 1; i >= 0; i--) {

@@ -32,7 +32,10 @@ export function serializeConversation(messages: readonly AgentMessage[]): string
 
 function describe(m: LlmMessage): string[] {
   if (m.role === "user") {
-    const text = typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+    const text =
+      typeof m.content === "string"
+        ? m.content
+        : m.content.map((b) => (b.type === "text" ? b.text : "")).join("");
     return text ? [`[User]: ${text}`] : [];
   }
   if (m.role === "toolResult") {
@@ -43,7 +46,9 @@ function describe(m: LlmMessage): string[] {
   const blocks = (m as AssistantMessage).content;
   const thinking = blocks.flatMap((b) => (b.type === "thinking" ? [b.thinking] : []));
   const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : []));
-  const calls = blocks.flatMap((b) => (b.type === "toolCall" ? [`${b.name}(${JSON.stringify(b.arguments)})`] : []));
+  const calls = blocks.flatMap((b) =>
+    b.type === "toolCall" ? [`${b.name}(${JSON.stringify(b.arguments)})`] : [],
+  );
   if (thinking.length) out.push(`[Assistant thinking]: ${thinking.join("\n")}`);
   if (text.length) out.push(`[Assistant]: ${text.join("\n")}`);
   if (calls.length) out.push(`[Assistant tool calls]: ${calls.join("; ")}`);
@@ -62,10 +67,20 @@ export interface SummarizeOptions {
 }
 
 /** Asks the provider for a summary of `messages`; a provider error becomes a thrown Error. */
-export async function summarize(messages: readonly AgentMessage[], kind: SummaryKind, options: SummarizeOptions): Promise<string> {
+export async function summarize(
+  messages: readonly AgentMessage[],
+  kind: SummaryKind,
+  options: SummarizeOptions,
+): Promise<string> {
   let prompt = `<conversation>\n${serializeConversation(messages)}\n</conversation>\n\n`;
-  if (options.previousSummary) prompt += `<previous-summary>\n${options.previousSummary}\n</previous-summary>\n\n`;
-  prompt += kind === "branch" ? BRANCH_INSTRUCTIONS : options.previousSummary ? UPDATE_INSTRUCTIONS : SUMMARY_INSTRUCTIONS;
+  if (options.previousSummary)
+    prompt += `<previous-summary>\n${options.previousSummary}\n</previous-summary>\n\n`;
+  prompt +=
+    kind === "branch"
+      ? BRANCH_INSTRUCTIONS
+      : options.previousSummary
+        ? UPDATE_INSTRUCTIONS
+        : SUMMARY_INSTRUCTIONS;
   if (options.customInstructions) prompt += `\n\nAdditional focus: ${options.customInstructions}`;
   const request: ProviderRequest = {
     model: options.model,
@@ -78,7 +93,8 @@ export async function summarize(messages: readonly AgentMessage[], kind: Summary
   let text = "";
   for await (const event of options.provider.stream(request, options.signal)) {
     if (event.type === "text_delta") text += event.delta;
-    else if (event.type === "error") throw new SessionTreeError("io_error", `Summarization failed: ${event.message}`);
+    else if (event.type === "error")
+      throw new SessionTreeError("io_error", `Summarization failed: ${event.message}`);
   }
   return text.trim();
 }

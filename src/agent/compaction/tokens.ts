@@ -17,7 +17,8 @@ export function estimateTokens(message: AgentMessage | { role: string; [key: str
       for (const block of (message as AssistantMessage).content) {
         if (block.type === "text") chars += block.text.length;
         else if (block.type === "thinking") chars += block.thinking.length;
-        else if (block.type === "toolCall") chars += block.name.length + JSON.stringify(block.arguments).length;
+        else if (block.type === "toolCall")
+          chars += block.name.length + JSON.stringify(block.arguments).length;
       }
       break;
     case "branchSummary":
@@ -49,7 +50,8 @@ function contentChars(content: unknown): number {
 export function estimateContextTokens(messages: readonly AgentMessage[]): number {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as AssistantMessage;
-    if (m.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error" || !m.usage) continue;
+    if (m.role !== "assistant" || m.stopReason === "aborted" || m.stopReason === "error" || !m.usage)
+      continue;
     const u = m.usage as Record<string, number>;
     let tokens = u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
     for (let j = i + 1; j < messages.length; j++) tokens += estimateTokens(messages[j] as AgentMessage);

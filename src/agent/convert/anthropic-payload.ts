@@ -6,7 +6,13 @@ import { stableStringify } from "./stable-json.js";
 type Json = Record<string, unknown>;
 
 const DEFAULT_MAX_TOKENS = 8192;
-const THINKING_BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32000 };
+const THINKING_BUDGET: Record<string, number> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 16384,
+  xhigh: 32000,
+};
 
 /**
  * An Anthropic Messages request (streaming) for a projected context. Tool results ride in user
@@ -29,7 +35,11 @@ export function anthropicPayload(request: ProviderRequest): { payload: Json; rep
   const payload: Json = { model: request.model, max_tokens: maxTokens, messages: out, stream: true };
   if (request.systemPrompt) payload.system = request.systemPrompt;
   if (request.tools.length > 0) {
-    payload.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+    payload.tools = request.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters,
+    }));
   }
   if (budget) payload.thinking = { type: "enabled", budget_tokens: budget };
   return { payload, repairs };
@@ -52,7 +62,10 @@ function anthropicBlocks(message: LlmMessage): Json[] {
       {
         type: "tool_result",
         tool_use_id: anthropicToolId(message.toolCallId),
-        content: message.content.length > 0 ? message.content.map(userBlock) : [{ type: "text", text: "(no output)" }],
+        content:
+          message.content.length > 0
+            ? message.content.map(userBlock)
+            : [{ type: "text", text: "(no output)" }],
         is_error: message.isError,
       },
     ];
@@ -63,7 +76,12 @@ function anthropicBlocks(message: LlmMessage): Json[] {
     else if (block.type === "thinking" && typeof block.thinkingSignature === "string") {
       blocks.push({ type: "thinking", thinking: block.thinking, signature: block.thinkingSignature });
     } else if (block.type === "toolCall") {
-      blocks.push({ type: "tool_use", id: anthropicToolId(block.id), name: block.name, input: block.arguments ?? {} });
+      blocks.push({
+        type: "tool_use",
+        id: anthropicToolId(block.id),
+        name: block.name,
+        input: block.arguments ?? {},
+      });
     }
   }
   return blocks;

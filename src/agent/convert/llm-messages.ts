@@ -26,7 +26,10 @@ export type LlmMessage = UserMessage | AssistantMessage | ToolResultMessage;
  * repaired so no provider rejects it: failed (error/aborted) assistant turns are left out, every
  * tool call gets exactly one result right after it, and results without a call become user text.
  */
-export function toLlmMessages(messages: readonly AgentMessage[]): { messages: LlmMessage[]; repairs: Repair[] } {
+export function toLlmMessages(messages: readonly AgentMessage[]): {
+  messages: LlmMessage[];
+  repairs: Repair[];
+} {
   const plain: LlmMessage[] = [];
   for (const message of messages) {
     const converted = toLlm(message);
@@ -72,7 +75,11 @@ function repairToolPairs(input: LlmMessage[]): { messages: LlmMessage[]; repairs
   const answered = new Set<string>();
   const flushPending = () => {
     for (const call of pending) {
-      repairs.push({ code: "missing_tool_result", message: `Tool call ${call.id} (${call.name}) had no result; sent as aborted`, toolCallId: call.id });
+      repairs.push({
+        code: "missing_tool_result",
+        message: `Tool call ${call.id} (${call.name}) had no result; sent as aborted`,
+        toolCallId: call.id,
+      });
       out.push(syntheticResult(call));
     }
     pending = [];
@@ -96,23 +103,39 @@ function repairToolPairs(input: LlmMessage[]): { messages: LlmMessage[]; repairs
       continue;
     }
     flushPending();
-    if (message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted")) {
-      repairs.push({ code: "skipped_failed_assistant", message: `An assistant message that ended with "${message.stopReason}" is not sent` });
+    if (
+      message.role === "assistant" &&
+      (message.stopReason === "error" || message.stopReason === "aborted")
+    ) {
+      repairs.push({
+        code: "skipped_failed_assistant",
+        message: `An assistant message that ended with "${message.stopReason}" is not sent`,
+      });
       continue;
     }
     out.push(message);
-    if (message.role === "assistant") pending = message.content.filter((b): b is ToolCallContent => b.type === "toolCall");
+    if (message.role === "assistant")
+      pending = message.content.filter((b): b is ToolCallContent => b.type === "toolCall");
   }
   flushPending();
   return { messages: out, repairs };
 }
 
 function syntheticResult(call: ToolCallContent): ToolResultMessage {
-  return { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: MISSING_RESULT_TEXT }], isError: true };
+  return {
+    role: "toolResult",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: [{ type: "text", text: MISSING_RESULT_TEXT }],
+    isError: true,
+  };
 }
 
 function orphanAsText(result: ToolResultMessage): UserMessage {
-  const body = result.content.filter((b): b is TextContent => b.type === "text").map((b) => b.text).join("\n");
+  const body = result.content
+    .filter((b): b is TextContent => b.type === "text")
+    .map((b) => b.text)
+    .join("\n");
   const text = `[Result of tool ${result.toolName} (call ${result.toolCallId}), whose call is not in this context]\n${body}`;
   return { role: "user", content: [{ type: "text", text }], timestamp: result.timestamp };
 }

@@ -40,11 +40,16 @@ export function openAiBody(request: ProviderRequest): { body: string; repairs: R
 function openAiMessage(message: LlmMessage): Json {
   if (message.role === "user") {
     const blocks = contentBlocks(message.content);
-    if (blocks.every((b) => b.type === "text")) return { role: "user", content: joinText(blocks as TextContent[]) };
+    if (blocks.every((b) => b.type === "text"))
+      return { role: "user", content: joinText(blocks as TextContent[]) };
     return { role: "user", content: blocks.map(userPart) };
   }
   if (message.role === "toolResult") {
-    return { role: "tool", tool_call_id: message.toolCallId, content: joinText(textOnly(message.content)) || "(no output)" };
+    return {
+      role: "tool",
+      tool_call_id: message.toolCallId,
+      content: joinText(textOnly(message.content)) || "(no output)",
+    };
   }
   const text = joinText(message.content.filter((b): b is TextContent => b.type === "text"));
   const calls = message.content.filter((b): b is ToolCallContent => b.type === "toolCall");

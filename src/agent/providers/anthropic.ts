@@ -1,6 +1,13 @@
 import type { StopReason } from "../../core/messages.js";
 import { anthropicBody } from "../convert/anthropic-payload.js";
-import { emptyUsage, type Provider, type ProviderEvent, type ProviderRequest, type Usage, usageOf } from "../provider.js";
+import {
+  emptyUsage,
+  type Provider,
+  type ProviderEvent,
+  type ProviderRequest,
+  type Usage,
+  usageOf,
+} from "../provider.js";
 import { httpError, isAbort, readSse } from "./sse.js";
 
 export interface AnthropicProviderOptions {
@@ -49,7 +56,8 @@ export class AnthropicProvider implements Provider {
     let cacheRead = 0;
     let cacheWrite = 0;
     let stop: string | undefined;
-    const usage = (): Usage => (input || output ? usageOf(input, output, cacheRead, cacheWrite) : emptyUsage());
+    const usage = (): Usage =>
+      input || output ? usageOf(input, output, cacheRead, cacheWrite) : emptyUsage();
     try {
       const body = this.requestBody(request).body;
       const response = await fetch(`${baseUrl}/v1/messages`, { method: "POST", headers, body, signal });
@@ -60,7 +68,12 @@ export class AnthropicProvider implements Provider {
       for await (const event of readSse(response.body)) {
         const data = JSON.parse(event.data) as AnthropicEvent;
         if (data.type === "error") {
-          yield { type: "error", message: data.error?.message ?? "provider error", aborted: false, usage: usage() };
+          yield {
+            type: "error",
+            message: data.error?.message ?? "provider error",
+            aborted: false,
+            usage: usage(),
+          };
           return;
         }
         if (data.type === "message_start") {
@@ -76,8 +89,10 @@ export class AnthropicProvider implements Provider {
           const block = blocks.get(data.index ?? 0);
           const d = data.delta;
           if (d.type === "text_delta" && d.text) yield { type: "text_delta", delta: d.text };
-          else if (d.type === "thinking_delta" && d.thinking) yield { type: "thinking_delta", delta: d.thinking };
-          else if (d.type === "signature_delta" && d.signature) yield { type: "thinking_delta", delta: "", signature: d.signature };
+          else if (d.type === "thinking_delta" && d.thinking)
+            yield { type: "thinking_delta", delta: d.thinking };
+          else if (d.type === "signature_delta" && d.signature)
+            yield { type: "thinking_delta", delta: "", signature: d.signature };
           else if (d.type === "input_json_delta" && block) block.text += d.partial_json ?? "";
         } else if (data.type === "message_delta") {
           stop = data.delta?.stop_reason ?? stop;
@@ -85,12 +100,22 @@ export class AnthropicProvider implements Provider {
         }
       }
     } catch (error) {
-      yield { type: "error", message: error instanceof Error ? error.message : String(error), aborted: isAbort(error, signal), usage: usage() };
+      yield {
+        type: "error",
+        message: error instanceof Error ? error.message : String(error),
+        aborted: isAbort(error, signal),
+        usage: usage(),
+      };
       return;
     }
     for (const [, block] of [...blocks.entries()].sort((a, b) => a[0] - b[0])) {
       if (block.type !== "tool_use") continue;
-      yield { type: "tool_call", id: block.id ?? "", name: block.name ?? "", arguments: parseInput(block.text) };
+      yield {
+        type: "tool_call",
+        id: block.id ?? "",
+        name: block.name ?? "",
+        arguments: parseInput(block.text),
+      };
     }
     yield { type: "done", stopReason: mapStop(stop), usage: usage() };
   }
@@ -103,7 +128,14 @@ interface AnthropicEvent {
   message?: { usage?: AnthropicUsage };
   usage?: AnthropicUsage;
   content_block?: { type: string; id?: string; name?: string };
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string };
+  delta?: {
+    type?: string;
+    text?: string;
+    thinking?: string;
+    signature?: string;
+    partial_json?: string;
+    stop_reason?: string;
+  };
 }
 
 interface AnthropicUsage {

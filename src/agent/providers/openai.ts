@@ -1,6 +1,13 @@
 import type { StopReason } from "../../core/messages.js";
 import { openAiBody } from "../convert/openai-payload.js";
-import { emptyUsage, type Provider, type ProviderEvent, type ProviderRequest, type Usage, usageOf } from "../provider.js";
+import {
+  emptyUsage,
+  type Provider,
+  type ProviderEvent,
+  type ProviderRequest,
+  type Usage,
+  usageOf,
+} from "../provider.js";
 import { httpError, isAbort, readSse } from "./sse.js";
 
 export interface OpenAiProviderOptions {
@@ -57,7 +64,11 @@ export class OpenAiProvider implements Provider {
         if (event.data === "[DONE]") break;
         const chunk = JSON.parse(event.data) as OpenAiChunk;
         if (chunk.error) {
-          yield { type: "error", message: chunk.error.message ?? JSON.stringify(chunk.error), aborted: false };
+          yield {
+            type: "error",
+            message: chunk.error.message ?? JSON.stringify(chunk.error),
+            aborted: false,
+          };
           return;
         }
         if (chunk.usage) usage = chunkUsage(chunk.usage);
@@ -71,7 +82,12 @@ export class OpenAiProvider implements Provider {
         if (choice.finish_reason) finish = choice.finish_reason;
       }
     } catch (error) {
-      yield { type: "error", message: error instanceof Error ? error.message : String(error), aborted: isAbort(error, signal), usage };
+      yield {
+        type: "error",
+        message: error instanceof Error ? error.message : String(error),
+        aborted: isAbort(error, signal),
+        usage,
+      };
       return;
     }
     for (const call of [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c)) {
@@ -83,7 +99,11 @@ export class OpenAiProvider implements Provider {
 
 interface OpenAiChunk {
   error?: { message?: string };
-  usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } };
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number };
+  };
   choices?: Array<{
     delta?: {
       content?: string | null;
@@ -95,7 +115,9 @@ interface OpenAiChunk {
   }>;
 }
 
-type ChunkCall = NonNullable<NonNullable<NonNullable<OpenAiChunk["choices"]>[number]["delta"]>["tool_calls"]>[number];
+type ChunkCall = NonNullable<
+  NonNullable<NonNullable<OpenAiChunk["choices"]>[number]["delta"]>["tool_calls"]
+>[number];
 
 function collectCall(calls: Map<number, PartialCall>, delta: ChunkCall): void {
   const index = delta.index ?? calls.size;
@@ -110,7 +132,9 @@ function parseArgs(text: string): Record<string, unknown> {
   if (!text.trim()) return {};
   try {
     const value = JSON.parse(text) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+    return value && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value };
   } catch {
     // Kept so the tool layer can answer with a validation error the model can read.
     return { _unparsedArguments: text };

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { openAiBody } from "../convert/openai-payload.js";
 import { contentBlocks, type LlmMessage, toLlmMessages } from "../convert/llm-messages.js";
+import { openAiBody } from "../convert/openai-payload.js";
 import { type Provider, type ProviderEvent, type ProviderRequest, usageOf } from "../provider.js";
 
 /** One scripted answer: text and/or tool calls (ids are derived from the request, so stable). */
@@ -50,7 +50,8 @@ export class ScriptedProvider implements Provider {
     const { messages } = toLlmMessages(request.messages);
     const reply = (this.options.script ?? defaultScript)(request, messages);
     const digest = createHash("sha256").update(body).digest("hex");
-    if (reply.thinking && request.thinkingLevel !== "off") yield { type: "thinking_delta", delta: reply.thinking };
+    if (reply.thinking && request.thinkingLevel !== "off")
+      yield { type: "thinking_delta", delta: reply.thinking };
     const size = Math.max(1, this.options.chunkSize ?? 8);
     const text = reply.text ?? "";
     for (let i = 0; i < text.length; i += size) {
@@ -62,15 +63,28 @@ export class ScriptedProvider implements Provider {
     const calls = reply.toolCalls ?? [];
     // Ids come from the request bytes: a resumed run asks the same question and gets the same ids.
     for (const [index, call] of calls.entries()) {
-      yield { type: "tool_call", id: `call_${digest.slice(0, 12)}_${index}`, name: call.name, arguments: call.arguments };
+      yield {
+        type: "tool_call",
+        id: `call_${digest.slice(0, 12)}_${index}`,
+        name: call.name,
+        arguments: call.arguments,
+      };
     }
-    const usage = usageOf(Math.ceil(body.length / 4), Math.ceil((text.length + JSON.stringify(calls).length) / 4));
+    const usage = usageOf(
+      Math.ceil(body.length / 4),
+      Math.ceil((text.length + JSON.stringify(calls).length) / 4),
+    );
     yield { type: "done", stopReason: calls.length > 0 ? "toolUse" : "stop", usage };
   }
 }
 
 function* aborted(body: string, sent: string): Generator<ProviderEvent> {
-  yield { type: "error", message: "aborted", aborted: true, usage: usageOf(Math.ceil(body.length / 4), Math.ceil(sent.length / 4)) };
+  yield {
+    type: "error",
+    message: "aborted",
+    aborted: true,
+    usage: usageOf(Math.ceil(body.length / 4), Math.ceil(sent.length / 4)),
+  };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -93,15 +107,26 @@ export function defaultScript(request: ProviderRequest, messages: LlmMessage[]):
     const results: string[] = [];
     for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "toolResult"; i--) {
       const result = messages[i] as Extract<LlmMessage, { role: "toolResult" }>;
-      const text = contentBlocks(result.content).map((b) => (b.type === "text" ? b.text : "[image]")).join(" ");
+      const text = contentBlocks(result.content)
+        .map((b) => (b.type === "text" ? b.text : "[image]"))
+        .join(" ");
       results.unshift(`${result.toolName}${result.isError ? " (error)" : ""}: ${text.slice(0, 200)}`);
     }
     return { text: `(scripted) Tool results: ${results.join("; ")}`, thinking };
   }
-  const text = last.role === "user" ? contentBlocks(last.content).map((b) => (b.type === "text" ? b.text : "")).join("\n") : "";
+  const text =
+    last.role === "user"
+      ? contentBlocks(last.content)
+          .map((b) => (b.type === "text" ? b.text : ""))
+          .join("\n")
+      : "";
   if (text.includes("<conversation>")) return { text: scriptedSummary(text) };
-  const toolCalls = [...text.matchAll(CALL_PATTERN)].map((m) => ({ name: m[1] as string, arguments: parseJson(m[2]) }));
-  if (toolCalls.length > 0) return { text: `(scripted) Calling ${toolCalls.map((c) => c.name).join(", ")}.`, toolCalls, thinking };
+  const toolCalls = [...text.matchAll(CALL_PATTERN)].map((m) => ({
+    name: m[1] as string,
+    arguments: parseJson(m[2]),
+  }));
+  if (toolCalls.length > 0)
+    return { text: `(scripted) Calling ${toolCalls.map((c) => c.name).join(", ")}.`, toolCalls, thinking };
   return { text: `(scripted) You said: ${text}`, thinking };
 }
 
@@ -109,7 +134,10 @@ export function defaultScript(request: ProviderRequest, messages: LlmMessage[]):
 function scriptedSummary(prompt: string): string {
   const previous = /<previous-summary>\n([\s\S]*?)\n<\/previous-summary>/.exec(prompt)?.[1];
   const conversation = /<conversation>\n([\s\S]*?)\n<\/conversation>/.exec(prompt)?.[1] ?? "";
-  const lines = conversation.split("\n").filter((l) => l.trim()).map((l) => `- ${l.slice(0, 160)}`);
+  const lines = conversation
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => `- ${l.slice(0, 160)}`);
   return ["(scripted summary)", ...(previous ? [previous] : []), ...lines].join("\n");
 }
 

@@ -1,0 +1,317 @@
+import { type ProjectedContext, projectContext } from "../core/context.js";
+import type { EntryDraft, SessionEntry } from "../core/entry.js";
+import { NotFoundError, ValidationError } from "../core/errors.js";
+import type {
+  AppendableMessage,
+  AssistantMessage,
+  ImageContent,
+  TextContent,
+  UserMessage,
+} from "../core/messages.js";
+import type { SessionBackend } from "./backend/backend.js";
+import { SessionManagerBackend, type SessionManagerLike } from "./backend/session-manager-backend.js";
+import { compactionDraft, leavingMessages } from "./compaction/compact.js";
+import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./compaction/prepare.js";
+import { summarize } from "./compaction/summarize.js";
+import { estimateContextTokens } from "./compaction/tokens.js";
+import type { AgentEvent, AgentListener } from "./events.js";
+import { runLoop } from "./loop.js";
+import type { PermissionPolicy } from "./permissions.js";
+import { type Provider, THINKING_LEVELS, type ThinkingLevel } from "./provider.js";
+import { interruptedReply, interruptedResults } from "./resume.js";
+import type { AgentTool } from "./tools.js";
+import { WriteQueue } from "./write-queue.js";
+
+export interface AgentSessionOptions {
+  /** Where the session lives: a SessionManager (pi's or sessiontree's) or a backend (e.g. StoreBackend). */
+  session: SessionBackend | SessionManagerLike;
+  /** Providers by name; the session's model names which one answers. The first is the default. */
+  providers: readonly Provider[];
+  /** Model when the session has none yet (or names a provider not configured today). */
+  defaultModel?: { provider: string; modelId: string };
+  systemPrompt?: string;
+  /** Today's tools. History never adds one. */
+  tools?: readonly AgentTool[];
+  /** Today's permissions, checked at every tool call. */
+  permissions?: PermissionPolicy;
+  /** Compact automatically before a prompt when the context nears this many tokens. */
+  contextWindow?: number;
+  compaction?: Partial<CompactionSettings>;
+  maxTurns?: number;
+  /**
+   * On open, complete a turn a crash cut short: missing tool results and a missing reply are
+   * appended as interrupted/aborted, so the file shows what happened. @default true
+   */
+  repairInterruptedTurn?: boolean;
+}
+
+export interface PromptOptions {
+  signal?: AbortSignal;
+  images?: ImageContent[];
+}
+
+/**
+ * An agent bound to a session. Every user, assistant (also aborted or failed) and tool result
+ * message is appended on `message_end`, in order, through one queue, under the branch that was
+ * current when the prompt started. Deltas, progress and listeners are never written.
+ *
+ * @example
+ * const agent = await AgentSession.open({ session: SessionManager.inMemory(), providers: [new ScriptedProvider()] });
+ * agent.subscribe((e) => e.type === "message_update" && process.stdout.write(e.delta.text));
+ * await agent.prompt("hello");
+ */
+export class AgentSession {
+  readonly backend: SessionBackend;
+  private readonly options: Readonly<AgentSessionOptions>;
+  private readonly queue = new WriteQueue();
+  private readonly listeners = new Set<AgentListener>();
+  private model: { provider: string; modelId: string };
+  private thinkingLevel: ThinkingLevel = "off";
+  private extensionState: Record<string, unknown> = {};
+  private running: { anchor: string | null } | undefined;
+
+  private constructor(options: AgentSessionOptions) {
+    if (options.providers.length === 0)
+      throw new ValidationError("invalid_argument", "AgentSession needs at least one provider");
+    this.options = Object.freeze({ ...options });
+    this.backend = isBackend(options.session) ? options.session : new SessionManagerBackend(options.session);
+    const first = options.providers[0] as Provider;
+    this.model = options.defaultModel ?? {
+      provider: first.name,
+      modelId: first.name === "scripted" ? "scripted-1" : "",
+    };
+  }
+
+  /**
+   * Opens (or resumes) an agent on a session: the path to the current leaf gives model, thinking
+   * level and extension state; a turn cut short by a crash gets its missing tool results, marked
+   * as interrupted, so the history is complete and the next request is valid.
+   */
+  static async open(options: AgentSessionOptions): Promise<AgentSession> {
+    const agent = new AgentSession(options);
+    await agent.restore();
+    return agent;
+  }
+
+  private async restore(): Promise<void> {
+    const path = await this.backend.path();
+    this.adopt(projectContext(path));
+    if (this.options.repairInterruptedTurn === false) return;
+    // Only a tip can be a turn a crash cut short; a leaf with children is a deliberate rewind.
+    const leaf = this.backend.leafId();
+    if (leaf !== null && this.backend.hasChildren(leaf)) return;
+    const missing: AppendableMessage[] = interruptedResults(path);
+    const provider = this.providerFor(this.model.provider, false);
+    const reply = interruptedReply(path, this.model, provider?.api ?? "unknown");
+    if (reply) missing.push(reply);
+    let anchor = leaf;
+    for (const message of missing) {
+      anchor = await this.queue.run(() => this.backend.appendUnder(anchor, { type: "message", message }));
+    }
+  }
+
+  subscribe(listener: AgentListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  getModel(): { provider: string; modelId: string } {
+    return { ...this.model };
+  }
+
+  getThinkingLevel(): ThinkingLevel {
+    return this.thinkingLevel;
+  }
+
+  /** Latest `custom` entry data by type on the current path, as of open or the last write. */
+  getExtensionState(): Readonly<Record<string, unknown>> {
+    return this.extensionState;
+  }
+
+  isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** The projection of the current leaf (or of the running turn's branch). */
+  async context(): Promise<ProjectedContext> {
+    await this.queue.drain();
+    return projectContext(await this.backend.path(this.running ? this.running.anchor : undefined));
+  }
+
+  async setModel(provider: string, modelId: string): Promise<void> {
+    this.providerFor(provider, true);
+    this.model = { provider, modelId };
+    await this.write({ type: "model_change", provider, modelId });
+  }
+
+  async setThinkingLevel(level: string): Promise<void> {
+    this.thinkingLevel = asThinkingLevel(level, true);
+    await this.write({ type: "thinking_level_change", thinkingLevel: this.thinkingLevel });
+  }
+
+  /** Extension state: a `custom` entry (never sent to the model). */
+  async setExtensionState(customType: string, data: unknown): Promise<void> {
+    this.extensionState = { ...this.extensionState, [customType]: data };
+    await this.write({ type: "custom", customType, data });
+  }
+
+  /** Sends a prompt and runs the agent until it stops. Returns the last assistant message. */
+  async prompt(text: string, options: PromptOptions = {}): Promise<AssistantMessage | undefined> {
+    const content: (TextContent | ImageContent)[] = [{ type: "text", text }, ...(options.images ?? [])];
+    return this.run({ role: "user", content, timestamp: Date.now() }, options.signal);
+  }
+
+  /** Runs the agent on the current context without a new user message (after tool results, say). */
+  async continue(signal?: AbortSignal): Promise<AssistantMessage | undefined> {
+    return this.run(undefined, signal);
+  }
+
+  private async run(
+    prompt: UserMessage | undefined,
+    signal?: AbortSignal,
+  ): Promise<AssistantMessage | undefined> {
+    if (this.running) throw new ValidationError("invalid_argument", "The agent is already running");
+    await this.maybeAutoCompact();
+    this.running = { anchor: this.backend.leafId() };
+    try {
+      const provider = this.providerFor(this.model.provider, true);
+      const config = {
+        provider,
+        model: this.model.modelId,
+        systemPrompt: this.options.systemPrompt ?? "",
+        thinkingLevel: this.thinkingLevel,
+        tools: this.options.tools ?? [],
+        permissions: this.options.permissions,
+        maxTurns: this.options.maxTurns,
+      };
+      const hooks = {
+        context: async () => (await this.context()).messages,
+        emit: (e: AgentEvent) => this.onEvent(e),
+      };
+      return await runLoop(config, hooks, prompt, signal);
+    } finally {
+      await this.queue.drain();
+      this.running = undefined;
+    }
+  }
+
+  private async onEvent(event: AgentEvent): Promise<void> {
+    if (event.type === "message_end") await this.write({ type: "message", message: event.message });
+    for (const listener of this.listeners) {
+      try {
+        await listener(event);
+      } catch {
+        // A UI listener's failure must not break persistence or the run; it is the listener's bug.
+      }
+    }
+  }
+
+  /** Appends through the queue, on the running turn's branch when a run is in progress. */
+  private async write(draft: EntryDraft): Promise<string> {
+    return this.queue.run(async () => {
+      const parent = this.running ? this.running.anchor : this.backend.leafId();
+      const id = await this.backend.appendUnder(parent, draft);
+      if (this.running) this.running.anchor = id;
+      return id;
+    });
+  }
+
+  /**
+   * Compacts the current path: the provider summarizes everything before the cut (and what the
+   * previous compaction kept), the newest ~keepRecentTokens stay verbatim. Returns the entry id,
+   * or undefined when there is nothing to compact.
+   */
+  async compact(
+    options: { customInstructions?: string; signal?: AbortSignal; keepRecentTokens?: number } = {},
+  ) {
+    if (this.running)
+      throw new ValidationError("invalid_argument", "Cannot compact while the agent is running");
+    await this.queue.drain();
+    const settings = {
+      ...this.compactionSettings(),
+      ...pickDefined({ keepRecentTokens: options.keepRecentTokens }),
+    };
+    const draft = await compactionDraft(await this.backend.path(), settings, {
+      provider: this.providerFor(this.model.provider, true),
+      model: this.model.modelId,
+      customInstructions: options.customInstructions,
+      signal: options.signal,
+    });
+    return draft ? this.write(draft) : undefined;
+  }
+
+  /**
+   * Moves to another point of the tree. With `summarize`, the provider summarizes the branch being
+   * left (from the common ancestor down to the current leaf) into a `branch_summary` at the target.
+   */
+  async navigate(targetId: string | null, options: { summarize?: boolean; signal?: AbortSignal } = {}) {
+    if (this.running)
+      throw new ValidationError("invalid_argument", "Cannot move the leaf while the agent is running");
+    await this.queue.drain();
+    if (targetId !== null && !this.backend.getEntry(targetId)) {
+      throw new NotFoundError("entry_not_found", `Entry ${targetId} not found`, {
+        details: { id: targetId },
+      });
+    }
+    const leaving = leavingMessages(await this.backend.path(), await this.backend.path(targetId));
+    if (options.summarize && leaving.length > 0) {
+      const provider = this.providerFor(this.model.provider, true);
+      const summary = await summarize(leaving, "branch", {
+        provider,
+        model: this.model.modelId,
+        signal: options.signal,
+      });
+      await this.queue.run(() => this.backend.branchWithSummary(targetId, summary));
+    } else {
+      await this.queue.run(() => this.backend.moveLeaf(targetId));
+    }
+    this.adopt(projectContext(await this.backend.path()));
+  }
+
+  /** Takes model, thinking level and extension state from a projection of the current path. */
+  private adopt(context: ProjectedContext): void {
+    if (context.model && this.providerFor(context.model.provider, false)) this.model = context.model;
+    this.thinkingLevel = asThinkingLevel(context.thinkingLevel);
+    this.extensionState = { ...context.extensionState };
+  }
+
+  private async maybeAutoCompact(): Promise<void> {
+    const window = this.options.contextWindow;
+    if (!window) return;
+    const tokens = estimateContextTokens((await this.context()).messages);
+    if (tokens > window - this.compactionSettings().reserveTokens) await this.compact();
+  }
+
+  private compactionSettings(): CompactionSettings {
+    return { ...DEFAULT_COMPACTION_SETTINGS, ...this.options.compaction };
+  }
+
+  private providerFor(name: string, required: true): Provider;
+  private providerFor(name: string, required: false): Provider | undefined;
+  private providerFor(name: string, required: boolean): Provider | undefined {
+    const provider = this.options.providers.find((p) => p.name === name);
+    if (!provider && required) {
+      throw new ValidationError("invalid_argument", `No provider named ${name} is configured`, {
+        details: { provider: name },
+      });
+    }
+    return provider;
+  }
+}
+
+function pickDefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function isBackend(value: SessionBackend | SessionManagerLike): value is SessionBackend {
+  return typeof (value as SessionBackend).appendUnder === "function";
+}
+
+function asThinkingLevel(level: string, strict = false): ThinkingLevel {
+  if ((THINKING_LEVELS as readonly string[]).includes(level)) return level as ThinkingLevel;
+  if (strict)
+    throw new ValidationError("invalid_argument", `Unknown thinking level ${level}`, { details: { level } });
+  return "off";
+}
+
+export type { SessionEntry };
