@@ -13,6 +13,7 @@ export type ErrorCode =
   | "conflict"
   | "lease_held"
   | "read_only"
+  | "provider_error"
   | "io_error";
 
 export interface ErrorOptions {

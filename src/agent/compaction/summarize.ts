@@ -94,7 +94,7 @@ export async function summarize(
   for await (const event of options.provider.stream(request, options.signal)) {
     if (event.type === "text_delta") text += event.delta;
     else if (event.type === "error")
-      throw new SessionTreeError("io_error", `Summarization failed: ${event.message}`);
+      throw new SessionTreeError("provider_error", `Summarization failed: ${event.message}`);
   }
   return text.trim();
 }
