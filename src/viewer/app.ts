@@ -1,17 +1,20 @@
-import { Hono } from "hono";
 import type { Context } from "hono";
+import { Hono } from "hono";
 import { isSessionTreeError, ValidationError } from "../core/errors.js";
-import { contextAt } from "./context-at.js";
+import { type ContextAtNode, contextAt, hasEntry } from "./context-at.js";
 import { renderViewerPage } from "./page.js";
 import type { ViewerSession, ViewerSource } from "./source.js";
 
 export interface ViewerAppOptions {
   /**
-   * Host header values accepted (for example `127.0.0.1:7766`). A local viewer serves private
-   * history, so a page on another site must not reach it by DNS rebinding. Unset: any host.
+   * Which Host header values to answer (for example `127.0.0.1:7766`). A local viewer serves
+   * private history, so a page on another site must not reach it by DNS rebinding. Unset: any host.
    */
-  allowedHosts?: readonly string[];
-  /** Sessions kept parsed for context requests. @default 4 */
+  isAllowedHost?: (host: string) => boolean;
+  /**
+   * Sessions kept parsed for context requests. Besides saving work, the cache keeps the ids the
+   * page was given: a v1 file gets new entry ids each time it is read. @default 8
+   */
   cacheSize?: number;
 }
 
@@ -28,12 +31,14 @@ export interface ViewerAppOptions {
  */
 export function createViewerApp(source: ViewerSource, options: ViewerAppOptions = {}): Hono {
   const app = new Hono();
-  const cache = new SessionCache(options.cacheSize ?? 4);
-  const allowed = options.allowedHosts ? new Set(options.allowedHosts) : null;
+  const cache = new SessionCache(options.cacheSize ?? 8);
 
   app.use("*", async (c, next) => {
-    if (allowed && !allowed.has(c.req.header("host") ?? "")) {
-      return c.json({ error: { code: "forbidden_host", message: "This viewer only answers on its own address" } }, 403);
+    if (options.isAllowedHost && !options.isAllowedHost(c.req.header("host") ?? "")) {
+      return c.json(
+        { error: { code: "forbidden_host", message: "This viewer only answers on its own address" } },
+        403,
+      );
     }
     await next();
     c.header("Cache-Control", "no-store");
@@ -41,6 +46,7 @@ export function createViewerApp(source: ViewerSource, options: ViewerAppOptions 
   app.onError((err, c) => errorResponse(c, err));
 
   app.get("/", (c) => c.html(renderViewerPage()));
+  app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/api/origins", async (c) => c.json({ origins: await source.describe() }));
   app.get("/api/sessions", async (c) => c.json({ sessions: await source.listSessions() }));
   app.get("/api/session", async (c) => {
@@ -54,13 +60,28 @@ export function createViewerApp(source: ViewerSource, options: ViewerAppOptions 
     // Entries are append-only and never change parent, so a cached path stays right; reload only
     // when the entry is newer than the copy we hold.
     let session = cache.get(key);
-    if (!session?.entries.some((e) => e.id === at)) {
+    if (!session || !hasEntry(session, at)) {
       session = await source.loadSession(key);
       cache.put(session);
     }
-    return c.json(contextAt(session, at));
+    return c.json(withTail(contextAt(session, at), c.req.query("tail")));
   });
   return app;
+}
+
+/** `tail=N`: only the latest N messages (the panel shows those first), `omitted` says how many not. */
+function withTail(context: ContextAtNode, tail: string | undefined): ContextAtNode & { omitted?: number } {
+  if (tail === undefined) return context;
+  const n = Number(tail);
+  if (!Number.isInteger(n) || n < 0)
+    throw new ValidationError("invalid_argument", `tail must be a count, got "${tail}"`);
+  const omitted = Math.max(0, context.messages.length - n);
+  return {
+    ...context,
+    messages: context.messages.slice(omitted),
+    messageEntryIds: context.messageEntryIds.slice(omitted),
+    omitted,
+  };
 }
 
 function requiredQuery(c: Context, name: string): string {

@@ -16,11 +16,28 @@ export interface ContextAtNode extends ProjectedContext {
  * session is `NotFoundError("entry_not_found")`.
  */
 export function contextAt(session: ViewerSession, entryId: string): ContextAtNode {
-  const tree = new SessionTree();
-  for (const entry of session.entries) tree.load(entry);
+  const tree = treeOf(session);
   if (!tree.getEntry(entryId)) {
     throw new NotFoundError("entry_not_found", `Entry ${entryId} not found`, { details: { id: entryId } });
   }
   const path = tree.getBranch(entryId);
   return { entryId, pathLength: path.length, ...projectContext(path) };
+}
+
+/** Indexed once per loaded session: every click on a large session would otherwise pay O(n). */
+const trees = new WeakMap<ViewerSession, SessionTree>();
+
+/** Whether the session holds this entry (O(1) once indexed). */
+export function hasEntry(session: ViewerSession, entryId: string): boolean {
+  return treeOf(session).getEntry(entryId) !== undefined;
+}
+
+function treeOf(session: ViewerSession): SessionTree {
+  let tree = trees.get(session);
+  if (!tree) {
+    tree = new SessionTree();
+    for (const entry of session.entries) tree.load(entry);
+    trees.set(session, tree);
+  }
+  return tree;
 }

@@ -142,7 +142,7 @@ export class SessionDecoder {
     const version = header.version ?? 1;
     if (version < CURRENT_SESSION_VERSION) {
       this.result.migratedFrom = version;
-      this.migrator = new StreamingMigrator(version);
+      this.migrator = new StreamingMigrator(version, header.id);
       header.version = CURRENT_SESSION_VERSION;
     }
     this.result.header = header;

@@ -1,4 +1,5 @@
 import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
+import { createHash } from "node:crypto";
 import { newEntryId } from "../../core/ids.js";
 
 type Raw = Record<string, unknown>;
@@ -8,13 +9,20 @@ type Raw = Record<string, unknown>;
  * does over the whole array: v1 → v2 gives entries ids chained in file order and turns a
  * compaction's `firstKeptEntryIndex` (an index into the parsed lines, header included) into
  * `firstKeptEntryId`; v2 → v3 renames the message role `hookMessage` to `custom`.
+ *
+ * Unlike pi, the ids given to v1 entries are stable: derived from the session id and the line's
+ * index, so every reading of the same v1 file names its entries alike (deep links, `checkout`,
+ * labels keep working until the file is written back as v3).
  */
 export class StreamingMigrator {
   private readonly idsByIndex: (string | null)[] = [null];
   private readonly taken = new Set<string>();
   private previousId: string | null = null;
 
-  constructor(readonly fromVersion: number) {}
+  constructor(
+    readonly fromVersion: number,
+    private readonly sessionId = "",
+  ) {}
 
   get needed(): boolean {
     return this.fromVersion < CURRENT_SESSION_VERSION;
@@ -27,7 +35,8 @@ export class StreamingMigrator {
   }
 
   private toV2(entry: Raw): void {
-    const id = newEntryId((candidate) => this.taken.has(candidate));
+    const stable = createHash("sha256").update(`${this.sessionId}:${this.idsByIndex.length}`).digest("hex").slice(0, 8);
+    const id = this.taken.has(stable) ? newEntryId((candidate) => this.taken.has(candidate)) : stable;
     this.taken.add(id);
     entry.id = id;
     entry.parentId = this.previousId;

@@ -8,7 +8,7 @@
  * Long linear runs (no fork, no label, not the leaf, no user message, compaction or summary)
  * fold into one expandable row. O(n) per layout, an explicit stack, no recursion.
  */
-export const LAYOUT_SCRIPT = String.raw`
+export const LAYOUT_SCRIPT = `
 var MIN_RUN = 3;
 
 /** state: { collapsed: Set<node>, expandedRuns: Set<node>, foldRuns: boolean } -> layout */
@@ -73,6 +73,13 @@ function isFoldable(model, state, v) {
 
 /** What a folded run holds, for its row text: "12 entries: 5 assistant, 5 tool, 2 meta". */
 function runText(model, start, length) {
+  if (!model.runTexts) model.runTexts = new Map();
+  var key = start + ":" + length;
+  if (!model.runTexts.has(key)) model.runTexts.set(key, countRun(model, start, length));
+  return model.runTexts.get(key);
+}
+
+function countRun(model, start, length) {
   var counts = {};
   for (var m = start, k = 0; k < length; k++, m = model.children[m][0]) {
     var kind = nodeKind(model, m);

@@ -1,0 +1,66 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { defaultPiAgentDir } from "../../format/paths.js";
+import { createLocalSource } from "../../viewer/local-source.js";
+import { DEFAULT_VIEWER_PORT, startViewer } from "../../viewer/serve.js";
+import { UsageError } from "../exit.js";
+
+interface ViewOptions {
+  root?: string;
+  /** `--pi` alone: pi's default directory; `--pi DIR`: that one. */
+  pi?: string | boolean;
+  port?: string;
+  open?: boolean;
+}
+
+/**
+ * `sessiontree view`: the tree viewer on 127.0.0.1, over our root and pi's agent directory.
+ * `--root` and `--pi` are taken from the program when it defines them globally, else defined here.
+ */
+export function register(program: Command): void {
+  const command = program
+    .command("view")
+    .description("open the session tree viewer in the browser (sessiontree's sessions and pi's)")
+    .option("-p, --port <n>", `port on 127.0.0.1 (0: any free port; default ${DEFAULT_VIEWER_PORT})`)
+    .option("--no-open", "print the address without opening a browser");
+  const has = (flag: string) => program.options.some((o) => o.long === flag);
+  if (!has("--root"))
+    command.option("--root <dir>", "sessions root (default: $SESSIONTREE_ROOT or ~/.sessiontree)");
+  if (!has("--pi"))
+    command.option("--pi [dir]", "pi's agent directory (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)");
+  command.action(async (_options: ViewOptions, cmd: Command) => {
+    const options = cmd.optsWithGlobals<ViewOptions>();
+    const port = options.port === undefined ? DEFAULT_VIEWER_PORT : parsePort(options.port);
+    const piDir = typeof options.pi === "string" ? resolve(options.pi) : defaultPiAgentDir();
+    const source = createLocalSource({ root: options.root ? resolve(options.root) : undefined, piDir });
+    const viewer = await startViewer({ source, port, fallbackPort: options.port === undefined });
+    process.stdout.write(`sessiontree viewer: ${viewer.url}\n`);
+    for (const origin of await source.describe()) {
+      process.stdout.write(`  ${origin.source}: ${origin.location}${origin.exists ? "" : " (not found)"}\n`);
+    }
+    process.stdout.write("Press Ctrl+C to stop.\n");
+    if (options.open !== false) openBrowser(viewer.url);
+  });
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port must be a number from 0 to 65535, got "${text}"`);
+  }
+  return port;
+}
+
+/** Best effort: a machine without a desktop still has the printed address. */
+function openBrowser(url: string): void {
+  const command = process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
+  const args = process.platform === "win32" ? ["/c", "start", "", url] : [url];
+  try {
+    const child = spawn(command, args, { stdio: "ignore", detached: true });
+    child.on("error", () => undefined);
+    child.unref();
+  } catch {
+    // The address is printed above; opening a browser is only a convenience.
+  }
+}

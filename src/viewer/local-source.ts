@@ -1,0 +1,111 @@
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { NotFoundError } from "../core/errors.js";
+import { defaultPiAgentDir, defaultRoot, sessionsDir } from "../format/paths.js";
+import { SessionManager } from "../session/session-manager.js";
+import type { ViewerOrigin, ViewerSession, ViewerSessionSummary, ViewerSource } from "./source.js";
+
+export interface LocalSourceOptions {
+  /** sessiontree's root. @default env SESSIONTREE_ROOT or ~/.sessiontree */
+  root?: string;
+  /** pi's agent directory; `null` leaves pi's sessions out. @default env PI_CODING_AGENT_DIR or ~/.pi/agent */
+  piDir?: string | null;
+}
+
+interface LocalOrigin {
+  source: string;
+  root: string;
+  sessions: string;
+}
+
+/**
+ * Session files on this machine: sessiontree's root and pi's agent directory, each session tagged
+ * with where it came from. Reads only; opening a session never writes to it.
+ *
+ * Keys are `<source>:<folder>/<file>.jsonl` relative to that origin's sessions folder, and a key is
+ * resolved only to a `.jsonl` file two levels inside it, so a key cannot name any other file.
+ */
+export function createLocalSource(options: LocalSourceOptions = {}): ViewerSource {
+  const origins = localOrigins(options);
+  return {
+    async describe(): Promise<ViewerOrigin[]> {
+      return origins.map((o) => ({ source: o.source, location: o.sessions, exists: existsSync(o.sessions) }));
+    },
+    async listSessions(): Promise<ViewerSessionSummary[]> {
+      const lists = await Promise.all(origins.map((origin) => listOrigin(origin)));
+      return lists
+        .flat()
+        .sort((a, b) => b.modifiedAt.localeCompare(a.modifiedAt) || a.key.localeCompare(b.key));
+    },
+    async loadSession(key: string): Promise<ViewerSession> {
+      const { origin, path } = resolveKey(origins, key);
+      return loadFile(origin, key, path);
+    },
+  };
+}
+
+function localOrigins(options: LocalSourceOptions): LocalOrigin[] {
+  const root = resolve(options.root ?? defaultRoot());
+  const origins: LocalOrigin[] = [{ source: "sessiontree", root, sessions: sessionsDir(root) }];
+  const piDir = options.piDir === undefined ? defaultPiAgentDir() : options.piDir;
+  // Pointing --root at pi's directory is allowed: then it is listed once, as ours.
+  if (piDir !== null && resolve(piDir) !== root) {
+    origins.push({ source: "pi", root: resolve(piDir), sessions: sessionsDir(resolve(piDir)) });
+  }
+  return origins;
+}
+
+async function listOrigin(origin: LocalOrigin): Promise<ViewerSessionSummary[]> {
+  if (!existsSync(origin.sessions)) return [];
+  const infos = await SessionManager.listAll(undefined, { root: origin.root });
+  return infos.map((info) => ({
+    key: `${origin.source}:${relative(origin.sessions, info.path).split(sep).join("/")}`,
+    source: origin.source,
+    id: info.id,
+    cwd: info.cwd,
+    name: info.name,
+    firstMessage: info.firstMessage,
+    messageCount: info.messageCount,
+    createdAt: validIso(info.created),
+    modifiedAt: validIso(info.modified),
+    location: info.path,
+  }));
+}
+
+function validIso(date: Date): string {
+  return Number.isNaN(date.getTime()) ? new Date(0).toISOString() : date.toISOString();
+}
+
+function resolveKey(origins: readonly LocalOrigin[], key: string): { origin: LocalOrigin; path: string } {
+  const colon = key.indexOf(":");
+  const origin = origins.find((o) => o.source === key.slice(0, colon));
+  const rel = key.slice(colon + 1);
+  const parts = rel.split("/");
+  const path = origin ? resolve(origin.sessions, ...parts) : "";
+  const inside = origin && !isAbsolute(rel) && relative(origin.sessions, path).split(sep).length === 2;
+  const safe = inside && parts.every((p) => p !== "" && p !== "." && p !== "..") && rel.endsWith(".jsonl");
+  if (!origin || !safe || !existsSync(path) || !statSync(path).isFile()) {
+    throw new NotFoundError("session_not_found", `No session ${key}`, { details: { key } });
+  }
+  return { origin, path };
+}
+
+function loadFile(origin: LocalOrigin, key: string, path: string): ViewerSession {
+  const manager = SessionManager.open(path, undefined, undefined, { root: origin.root });
+  try {
+    const header = manager.getHeader();
+    if (!header) throw new NotFoundError("session_not_found", `No session ${key}`, { details: { key } });
+    return {
+      key,
+      source: origin.source,
+      header,
+      entries: manager.getEntries(),
+      leafId: manager.getLeafId(),
+      labels: Object.fromEntries(manager.tree.getLabels()),
+      name: manager.getSessionName(),
+      issues: manager.getIssues(),
+    };
+  } finally {
+    manager.close();
+  }
+}

@@ -1,0 +1,96 @@
+import { APP_SCRIPT } from "./client/app-script.js";
+import { CONTEXT_SCRIPT } from "./client/context-script.js";
+import { LAYOUT_SCRIPT } from "./client/layout-script.js";
+import { LIST_SCRIPT } from "./client/list-script.js";
+import { MODEL_SCRIPT } from "./client/model-script.js";
+import { PANEL_SCRIPT } from "./client/panel-script.js";
+import { RENDER_SCRIPT } from "./client/render-script.js";
+import { VIEWER_STYLE } from "./client/style.js";
+import type { ViewerSession } from "./source.js";
+
+/** How the page starts: asking the live viewer's routes, or from a session inlined in the file. */
+export type ViewerBoot = { mode: "server" } | { mode: "export"; session: ViewerSession };
+
+/** The live viewer's page: everything inline, data from the JSON routes. */
+export function renderViewerPage(): string {
+  return renderViewerDocument({ mode: "server" }, "sessiontree viewer");
+}
+
+/** One self-contained HTML document: styles, scripts and (for an export) the session inlined. */
+export function renderViewerDocument(boot: ViewerBoot, title: string): string {
+  const scripts = [
+    MODEL_SCRIPT,
+    LAYOUT_SCRIPT,
+    RENDER_SCRIPT,
+    CONTEXT_SCRIPT,
+    PANEL_SCRIPT,
+    APP_SCRIPT,
+    LIST_SCRIPT,
+  ];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${VIEWER_STYLE}</style>
+</head>
+<body>
+<header>
+  <span class="brand">sessiontree</span>
+  <div class="title"><span id="session-title"></span><span id="session-meta"></span></div>
+  <span id="stats"></span>
+  <label title="Fold long linear runs into one row"><input type="checkbox" id="fold-runs" checked> fold runs</label>
+  <button id="reload" title="Read the sessions again (they grow while an agent runs)">reload</button>
+  <button id="goto-leaf" title="Select the current leaf (l)">leaf</button>
+  <button id="fit" title="Fit the tree (f)">fit</button>
+  <button id="zoom-out" title="Zoom out (-)">−</button>
+  <button id="zoom-in" title="Zoom in (+)">+</button>
+</header>
+<aside id="sidebar"><input id="search" type="search" placeholder="Filter sessions"><div id="session-list"></div></aside>
+<main>
+  <div id="empty" hidden></div>
+  <div id="workspace" hidden>
+    <div id="issues" hidden></div>
+    <div id="tree-wrap">
+      <canvas id="tree" aria-label="Session tree. Arrow keys move the selection, left and right fold."></canvas>
+      <div id="legend">
+        <span><i class="dot kind-user"></i>user</span><span><i class="dot kind-assistant"></i>assistant</span>
+        <span><i class="dot kind-tool"></i>tool</span><span><i class="dot kind-error"></i>error</span>
+        <span><i class="dot kind-meta"></i>model/thinking</span><span><i class="dot kind-compaction"></i>compaction</span>
+        <span><i class="dot kind-branchSummary"></i>branch summary</span><span><i class="dot ring"></i>leaf</span>
+        <span class="faded">faded, dashed: off the leaf's path</span>
+        <span>click: select · double-click: fold · drag: pan · ctrl+wheel: zoom · ↑↓ ←→</span>
+      </div>
+    </div>
+    <div id="panel"><h3>Entry</h3><div id="entry"></div><h3>Context the model sees from here</h3><div id="context"></div></div>
+  </div>
+</main>
+<script type="application/json" id="boot">${inlineJson(boot)}</script>
+<script>
+"use strict";
+(function () {
+${scripts.join("\n")}
+})();
+</script>
+</body>
+</html>
+`;
+}
+
+/**
+ * JSON that is safe inside a `<script>` element: `<` never appears raw (no `</script>` or `<!--`
+ * breakout), and the two line separators JavaScript once treated as newlines are escaped.
+ */
+export function inlineJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/>/g, "\\u003e")
+    .replace(/&/g, "\\u0026")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}

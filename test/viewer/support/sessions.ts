@@ -1,0 +1,205 @@
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SessionEntry, SessionHeader } from "../../../src/core/entry.js";
+import { encodeSession } from "../../../src/format/jsonl/encode.js";
+import { sessionDirFor, sessionFileName } from "../../../src/format/paths.js";
+import { SessionManager } from "../../../src/session/session-manager.js";
+
+export const PI_FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures/pi");
+
+/** The ids of the generated branched session's notable entries, for assertions. */
+export interface BranchedIds {
+  sessionId: string;
+  file: string;
+  firstPrompt: string;
+  /** Labelled "diagnosis". */
+  diagnosis: string;
+  /** The refactor attempt that was abandoned (with a summary). */
+  refactorPrompt: string;
+  refactorError: string;
+  /** An abandoned alternative answer to the first prompt (no summary). */
+  altAnswer: string;
+  branchSummary: string;
+  regressionPrompt: string;
+  compaction: string;
+  finalPrompt: string;
+  /** The leaf; labelled "done". */
+  leaf: string;
+}
+
+export interface ViewerRoots {
+  base: string;
+  root: string;
+  piDir: string;
+  branched: BranchedIds;
+}
+
+const CWD = "/home/dev/parser-project";
+
+function user(text: string) {
+  return { role: "user" as const, content: [{ type: "text" as const, text }], timestamp: Date.now() };
+}
+
+function assistant(text: string, toolCall?: { name: string; arguments: Record<string, unknown> }) {
+  const content: Array<Record<string, unknown>> = [{ type: "text", text }];
+  if (toolCall) content.push({ type: "toolCall", id: `call_${toolCall.name}_${text.length}`, ...toolCall });
+  return {
+    role: "assistant" as const,
+    content,
+    provider: "anthropic",
+    model: "claude-sonnet-4-5",
+    stopReason: toolCall ? "toolUse" : "stop",
+    timestamp: Date.now(),
+  } as never;
+}
+
+function toolResult(toolName: string, text: string, isError = false) {
+  return {
+    role: "toolResult" as const,
+    toolCallId: `call_${toolName}`,
+    toolName,
+    content: [{ type: "text" as const, text }],
+    isError,
+    timestamp: Date.now(),
+  };
+}
+
+/**
+ * A session with every shape the viewer must draw, written through the real SessionManager: an
+ * abandoned answer, an abandoned attempt left with a branch summary, a compaction, two labels,
+ * a name, and a leaf that was moved back after the last append (so the file ends in a leaf marker).
+ */
+export function writeBranchedSession(root: string): BranchedIds {
+  const sm = SessionManager.create(CWD, sessionDirFor(root, CWD, "sessiontree"), { root });
+  sm.appendModelChange("anthropic", "claude-sonnet-4-5");
+  sm.appendThinkingLevelChange("medium");
+  const firstPrompt = sm.appendMessage(user("The parser test fails on nested lists. Find out why."));
+  const altAnswer = sm.appendMessage(assistant("ALT: maybe the tokenizer is at fault, let me guess."));
+  sm.branch(firstPrompt);
+  sm.appendMessage(assistant("Reading the parser.", { name: "read", arguments: { path: "src/parser.ts" } }));
+  sm.appendMessage(toolResult("read", "export function parse(tokens) { /* 300 lines */ }"));
+  const diagnosis = sm.appendMessage(assistant("DIAGNOSIS: the depth counter is never decremented on ']'."));
+  sm.appendLabelChange(diagnosis, "diagnosis");
+  const refactorPrompt = sm.appendMessage(user("Refactor the whole parser into a state machine."));
+  sm.appendMessage(assistant("Editing.", { name: "edit", arguments: { path: "src/parser.ts" } }));
+  const refactorError = sm.appendMessage(toolResult("edit", "edit failed: old text not found", true));
+  sm.appendMessage(assistant("The refactor did not apply."));
+  const branchSummary = sm.branchWithSummary(
+    diagnosis,
+    "SUMMARY: a state-machine refactor was tried and abandoned; the edit failed to apply.",
+  );
+  const regressionPrompt = sm.appendMessage(user("Fix only the depth counter and add a regression test."));
+  sm.appendMessage(assistant("Fixing.", { name: "edit", arguments: { path: "src/parser.ts" } }));
+  sm.appendMessage(toolResult("edit", "ok"));
+  sm.appendMessage(assistant("Fixed, and a test for nested lists was added."));
+  const compaction = sm.appendCompaction(
+    "COMPACTED: the depth counter bug was found and fixed; a regression test exists.",
+    regressionPrompt,
+    48213,
+  );
+  const finalPrompt = sm.appendMessage(user("Run the whole suite."));
+  sm.appendMessage(assistant("Running.", { name: "bash", arguments: { command: "npm test" } }));
+  sm.appendMessage(toolResult("bash", "142 passing"));
+  const leaf = sm.appendMessage(assistant("FINAL: all 142 tests pass."));
+  sm.appendMessage(user("One more thing: also check the README."));
+  sm.appendLabelChange(leaf, "done");
+  sm.appendSessionInfo("Fix nested-list parsing");
+  // Rewind to the answer after the session_info: the leaf survives in the file as a marker.
+  sm.branch(leaf);
+  const ids = {
+    sessionId: sm.getSessionId(),
+    file: sm.getSessionFile() as string,
+    firstPrompt,
+    diagnosis,
+    refactorPrompt,
+    refactorError,
+    altAnswer,
+    branchSummary,
+    regressionPrompt,
+    compaction,
+    finalPrompt,
+    leaf,
+  };
+  sm.close();
+  return ids;
+}
+
+/**
+ * A session of about `size` entries as agent turns (prompt, tool calls and results, answer) with an abandoned
+ * 12-entry branch every 400 entries and a label every 1,000. Written straight as JSONL.
+ */
+export function bigSessionEntries(size: number): {
+  header: SessionHeader;
+  entries: SessionEntry[];
+  leafId: string;
+} {
+  const start = Date.parse("2026-01-01T00:00:00.000Z");
+  const entries: SessionEntry[] = [];
+  let seq = 0;
+  const add = (parentId: string | null, body: Record<string, unknown>): string => {
+    const id = `e${(seq++).toString(16).padStart(7, "0")}`;
+    entries.push({
+      id,
+      parentId,
+      timestamp: new Date(start + seq * 1000).toISOString(),
+      ...body,
+    } as SessionEntry);
+    return id;
+  };
+  const message = (parentId: string | null, m: unknown) => add(parentId, { type: "message", message: m });
+  let leaf: string | null = null;
+  let turn = 0;
+  while (entries.length < size - 24) {
+    turn++;
+    const prompt = message(leaf, user(`Prompt ${turn}: do step ${turn}`));
+    let last = prompt;
+    // One to four tool calls per turn, as agents do.
+    for (let call = 0; call <= turn % 4; call++) {
+      const command = `step ${turn}.${call}`;
+      last = message(last, assistant(`Working on ${command}`, { name: "bash", arguments: { command } }));
+      last = message(last, toolResult("bash", `${command} output`));
+    }
+    leaf = message(last, assistant(`Step ${turn} done`));
+    if (turn % 100 === 0) {
+      let branch = prompt;
+      for (let k = 0; k < 12; k++) branch = message(branch, assistant(`Abandoned try ${turn}.${k}`));
+    }
+    if (turn % 250 === 0)
+      leaf = add(leaf, { type: "label", targetId: leaf, label: `milestone-${turn / 250}` });
+  }
+  // pi takes the last line as the leaf: end on the main line.
+  leaf = message(leaf, assistant("All steps done"));
+  const header: SessionHeader = {
+    type: "session",
+    version: 3,
+    id: "big-session-0001",
+    timestamp: new Date(start).toISOString(),
+    cwd: "/home/dev/big",
+  };
+  return { header, entries, leafId: leaf as string };
+}
+
+/** A temp directory holding our root (branched + big session) and a pi agent dir with both pi fixtures. */
+export function makeViewerRoots(options: { bigSize?: number } = {}): ViewerRoots {
+  const base = mkdtempSync(join(tmpdir(), "sessiontree-viewer-"));
+  const root = join(base, "sessiontree");
+  const piDir = join(base, "pi-agent");
+  const piSessions = join(piDir, "sessions", "--Users-badlogic-workspaces-pi-mono--");
+  mkdirSync(piSessions, { recursive: true });
+  for (const name of ["large-session.jsonl", "before-compaction.jsonl"]) {
+    copyFileSync(join(PI_FIXTURES, name), join(piSessions, name));
+  }
+  const branched = writeBranchedSession(root);
+  if (options.bigSize) {
+    const big = bigSessionEntries(options.bigSize);
+    const dir = sessionDirFor(root, big.header.cwd, "sessiontree");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, sessionFileName(big.header.timestamp, big.header.id)),
+      encodeSession(big.header, big.entries),
+    );
+  }
+  return { base, root, piDir, branched };
+}
