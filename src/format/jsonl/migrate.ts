@@ -1,5 +1,5 @@
-import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
 import { createHash } from "node:crypto";
+import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
 import { newEntryId } from "../../core/ids.js";
 
 type Raw = Record<string, unknown>;
@@ -35,7 +35,10 @@ export class StreamingMigrator {
   }
 
   private toV2(entry: Raw): void {
-    const stable = createHash("sha256").update(`${this.sessionId}:${this.idsByIndex.length}`).digest("hex").slice(0, 8);
+    const stable = createHash("sha256")
+      .update(`${this.sessionId}:${this.idsByIndex.length}`)
+      .digest("hex")
+      .slice(0, 8);
     const id = this.taken.has(stable) ? newEntryId((candidate) => this.taken.has(candidate)) : stable;
     this.taken.add(id);
     entry.id = id;
