@@ -16,7 +16,7 @@ export interface CliIO {
   stderrIsTTY: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Terminal width for truncation (80 when unknown). */
+  /** Terminal width for truncation ($COLUMNS or 100 when not a terminal). */
   columns: number;
 }
 
@@ -28,7 +28,7 @@ export function processIO(): CliIO {
     stderrIsTTY: process.stderr.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
-    columns: process.stdout.columns || 80,
+    columns: process.stdout.columns || Number(process.env.COLUMNS) || 100,
   };
 }
 

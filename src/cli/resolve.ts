@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { isAbsolute, resolve, sep } from "node:path";
 import { NotFoundError } from "../core/errors.js";
 import { candidateDirsFor } from "../format/paths.js";
@@ -16,18 +16,24 @@ export function resolveSession(location: Location, ref: string | undefined, io: 
   if (ref === undefined || ref === "") return mostRecent(location, io);
   if (looksLikePath(ref, io)) {
     const path = resolve(io.cwd, ref);
-    if (!existsSync(path)) throw new NotFoundError("session_not_found", `No such file: ${path}`, { details: { path } });
+    if (!existsSync(path))
+      throw new NotFoundError("session_not_found", `No such file: ${path}`, { details: { path } });
     if (statSync(path).isDirectory()) throw new UsageError(`${path} is a directory, not a session file`);
     return path;
   }
-  const files = allSessionFiles(location).map((path) => ({ path, id: idFromFileName(path) ?? peekHeader(path)?.id }));
+  const files = allSessionFiles(location).map((path) => ({
+    path,
+    id: idFromFileName(path) ?? peekHeader(path)?.id,
+  }));
   const exact = files.filter((f) => f.id === ref);
   if (exact.length === 1) return (exact[0] as { path: string }).path;
   const matches = exact.length > 1 ? exact : files.filter((f) => f.id?.startsWith(ref));
   if (matches.length === 1) return (matches[0] as { path: string }).path;
   if (matches.length > 1) {
     const list = matches.slice(0, 10).map((m) => `  ${m.id}  ${m.path}`);
-    throw new UsageError(`"${ref}" matches ${matches.length} sessions; give more of the id:\n${list.join("\n")}`);
+    throw new UsageError(
+      `"${ref}" matches ${matches.length} sessions; give more of the id:\n${list.join("\n")}`,
+    );
   }
   throw new NotFoundError("session_not_found", `No session "${ref}" under ${location.root}`, {
     details: { ref, root: location.root },
@@ -42,7 +48,34 @@ function looksLikePath(ref: string, io: CliIO): boolean {
 function mostRecent(location: Location, io: CliIO): string {
   const found = findMostRecentSession(candidateDirsFor(location.root, io.cwd), io.cwd);
   if (found) return found;
-  throw new NotFoundError("session_not_found", `No session of ${io.cwd} under ${location.root}; name one (see \`sessiontree ls --all\`)`, {
-    details: { cwd: io.cwd, root: location.root },
-  });
+  throw new NotFoundError(
+    "session_not_found",
+    `No session of ${io.cwd} under ${location.root}; name one (see \`sessiontree ls --all\`)`,
+    {
+      details: { cwd: io.cwd, root: location.root },
+    },
+  );
+}
+
+/**
+ * The format version of a session file as it is on disk (1 when the header has none), or null when
+ * line 1 is not a readable header. Older files get new entry ids on every read until migrated.
+ */
+export function versionOnDisk(path: string): number | null {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    const end = buffer.subarray(0, n).indexOf(10);
+    const header = JSON.parse(buffer.toString("utf8", 0, end === -1 ? n : end)) as {
+      type?: unknown;
+      version?: unknown;
+    };
+    if (header.type !== "session") return null;
+    return typeof header.version === "number" ? header.version : 1;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }

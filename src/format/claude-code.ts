@@ -9,7 +9,17 @@ import {
   type SessionMessageEntry,
 } from "../core/entry.js";
 import { newSessionId } from "../core/ids.js";
-import type { AppendableMessage, AssistantMessage, ContentBlock, ToolResultMessage } from "../core/messages.js";
+import type { AppendableMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
+import {
+  assistantMeta,
+  ms,
+  parseObject,
+  type Raw,
+  str,
+  textOf,
+  toAssistantBlocks,
+  toUserBlock,
+} from "./claude-code-content.js";
 
 /**
  * Claude Code session files (`~/.claude/projects/<dir>/<session>.jsonl`) into a pi v3 session.
@@ -53,15 +63,32 @@ export interface ClaudeImportOptions {
   sessionId?: string;
 }
 
-type Raw = Record<string, unknown>;
 const CUSTOM_PREFIX = "claude-code.";
+/** Placeholder for records met before any timestamp; `finish` gives them the first real one. */
+const PENDING_TIME = "";
 
 export function importClaudeCode(text: string, options: ClaudeImportOptions = {}): ClaudeImportResult {
-  const importer = new ClaudeImporter();
-  text.split("\n").forEach((line, index) => {
+  const lines = text.split("\n");
+  const importer = new ClaudeImporter(isSubagentFile(lines));
+  lines.forEach((line, index) => {
     importer.line(line, index + 1);
   });
   return importer.finish(options);
+}
+
+/**
+ * Newer Claude Code versions keep each subagent's conversation in a file of its own, every line
+ * a sidechain: there the sidechain is the conversation, so it imports as messages.
+ */
+function isSubagentFile(lines: readonly string[]): boolean {
+  let sidechains = 0;
+  for (const line of lines) {
+    const record = parseObject(line);
+    if (!record || typeof record.uuid !== "string") continue;
+    if (record.isSidechain !== true) return false;
+    sidechains++;
+  }
+  return sidechains > 0;
 }
 
 /** True when the text looks like a Claude Code session (rather than a pi session). */
@@ -87,56 +114,96 @@ class ClaudeImporter {
   /** Side records met before the first message, chained: the first root message hangs under them. */
   private preamble: string | null = null;
   private title: string | undefined;
-  private lastTimestamp = new Date(0).toISOString();
+  /** The latest timestamp seen: side records without one take it (or, before any, the first one). */
+  private lastTimestamp: string | undefined;
   private sessionId: string | undefined;
   private cwd: string | undefined;
   private version: string | undefined;
+  private agentId: string | undefined;
+
+  constructor(private readonly subagentFile: boolean) {}
 
   line(text: string, lineNo: number): void {
     if (text.trim() === "") return;
     this.report.lines++;
     const record = parseObject(text);
-    if (!record) return this.skip(lineNo, "not a JSON object");
+    if (!record) {
+      this.skip(lineNo, "not a JSON object");
+      return;
+    }
     if (typeof record.timestamp === "string") this.lastTimestamp = record.timestamp;
     this.sessionId ??= str(record.sessionId);
     this.cwd ??= str(record.cwd);
     this.version ??= str(record.version);
+    this.agentId ??= str(record.agentId);
     const uuid = str(record.uuid);
-    if (!uuid) return this.sideRecord(record);
+    if (!uuid) this.sideRecord(record);
+    else if (!this.isDuplicate(uuid, text.trim(), lineNo)) this.dispatch(record, uuid);
+  }
+
+  private isDuplicate(uuid: string, text: string, lineNo: number): boolean {
     const previous = this.seen.get(uuid);
-    if (previous !== undefined) {
-      const same = previous === text.trim();
-      return this.skip(lineNo, same ? `duplicate of uuid ${uuid}` : `uuid ${uuid} again with other content`);
+    if (previous === undefined) {
+      this.seen.set(uuid, text);
+      return false;
     }
-    this.seen.set(uuid, text.trim());
-    if (record.isSidechain === true) return this.sidechain(record, uuid);
-    if (record.type === "assistant") return this.assistant(record, uuid);
-    if (record.type === "user") return this.user(record, uuid);
-    if (record.type === "system" && record.subtype === "compact_boundary") return this.boundary(record, uuid);
-    this.custom(uuid, this.parentOf(record), String(record.type ?? "record"), record, true);
+    this.skip(
+      lineNo,
+      previous === text ? `duplicate of uuid ${uuid}` : `uuid ${uuid} again with other content`,
+    );
+    return true;
+  }
+
+  private dispatch(record: Raw, uuid: string): void {
+    if (record.isSidechain === true && !this.subagentFile) this.sidechain(record, uuid);
+    else if (record.type === "assistant") this.assistant(record, uuid);
+    else if (record.type === "user") this.user(record, uuid);
+    else if (record.type === "system" && record.subtype === "compact_boundary") this.boundary(record, uuid);
+    else this.custom(uuid, this.parentOf(record), String(record.type ?? "record"), record, true);
   }
 
   finish(options: ClaudeImportOptions): ClaudeImportResult {
     let leafId = this.lastMainTail() ?? this.preamble;
     if (this.title !== undefined) {
       // Claude Code's title (a /rename or its generated summary) becomes the session's name.
-      const info: SessionInfoEntry = { ...this.stamp(`${leafId ?? "root"}.name`, leafId), type: "session_info", name: this.title };
+      const info: SessionInfoEntry = {
+        ...this.stamp(`${leafId ?? "root"}.name`, leafId),
+        type: "session_info",
+        name: this.title,
+      };
       this.push(info, "title");
       leafId = info.id;
     }
     const last = this.entries[this.entries.length - 1];
     if (leafId !== null && last && last.id !== leafId) {
-      const marker: CustomEntry = { ...this.stamp(`${leafId}.leaf`, leafId), type: "custom", customType: LEAF_MARKER_TYPE };
+      const marker: CustomEntry = {
+        ...this.stamp(`${leafId}.leaf`, leafId),
+        type: "custom",
+        customType: LEAF_MARKER_TYPE,
+      };
       this.entries.push(marker);
     }
-    const first = this.entries[0];
+    const first = this.entries.find((e) => e.timestamp !== PENDING_TIME);
+    for (const entry of this.entries) {
+      if (entry.timestamp === PENDING_TIME) entry.timestamp = first?.timestamp ?? new Date().toISOString();
+    }
+    // A subagent file shares its session's id: give it its own.
+    const fileId =
+      this.subagentFile && this.sessionId && this.agentId
+        ? `${this.sessionId}.agent-${this.agentId}`
+        : this.sessionId;
     const header: SessionHeader = {
       type: "session",
       version: CURRENT_SESSION_VERSION,
-      id: options.sessionId ?? this.sessionId ?? newSessionId(),
+      id: options.sessionId ?? fileId ?? newSessionId(),
       timestamp: first?.timestamp ?? new Date().toISOString(),
       cwd: this.cwd ?? "",
-      importedFrom: { format: "claude-code", sessionId: this.sessionId, version: this.version },
+      importedFrom: {
+        format: "claude-code",
+        sessionId: this.sessionId,
+        agentId: this.agentId,
+        version: this.version,
+      },
     };
     return { header, entries: this.entries, leafId, report: this.report };
   }
@@ -144,7 +211,10 @@ class ClaudeImporter {
   private user(record: Raw, uuid: string): void {
     const message = (record.message ?? {}) as Raw;
     const parentId = this.parentOf(record);
-    if (record.isCompactSummary === true) return this.compaction(record, uuid, parentId, message);
+    if (record.isCompactSummary === true) {
+      this.compaction(record, uuid, parentId, message);
+      return;
+    }
     const content = message.content;
     const blocks = Array.isArray(content) ? (content as Raw[]) : [];
     const results = blocks.filter((b) => b?.type === "tool_result");
@@ -179,8 +249,12 @@ class ClaudeImporter {
       this.tail.set(uuid, earlier.id);
       this.report.merged++;
     } else {
-      const msg: AssistantMessage = { role: "assistant", content: blocks, ...assistantMeta(message, record) };
-      const entry: SessionMessageEntry = { ...this.stamp(uuid, parentId, record), type: "message", message: msg };
+      const msg: AssistantMessage = { ...assistantMeta(message, record), role: "assistant", content: blocks };
+      const entry: SessionMessageEntry = {
+        ...this.stamp(uuid, parentId, record),
+        type: "message",
+        message: msg,
+      };
       this.push(entry, "assistant");
       if (replyId) this.replies.set(replyId, entry);
       this.tail.set(uuid, uuid);
@@ -191,7 +265,8 @@ class ClaudeImporter {
   private toolResult(block: Raw, record: Raw): ToolResultMessage {
     const toolCallId = String(block.tool_use_id ?? "");
     const content = typeof block.content === "string" ? [{ type: "text" as const, text: block.content }] : [];
-    if (Array.isArray(block.content)) for (const b of block.content as Raw[]) content.push(toUserBlock(b) as never);
+    if (Array.isArray(block.content))
+      for (const b of block.content as Raw[]) content.push(toUserBlock(b) as never);
     return {
       role: "toolResult",
       toolCallId,
@@ -238,14 +313,20 @@ class ClaudeImporter {
     const kind = String(record.type ?? "record");
     const id = `${kind}-${this.entries.length}`;
     if (kind === "custom-title" && str(record.customTitle)) this.title = str(record.customTitle);
-    else if (kind === "summary" && str(record.summary) && this.title === undefined) this.title = str(record.summary);
+    else if (kind === "summary" && str(record.summary) && this.title === undefined)
+      this.title = str(record.summary);
     this.custom(id, this.lastMainTail() ?? this.preamble, kind, record, false);
     if (this.lastMain !== null) this.tail.set(this.lastMain, id);
     else this.preamble = id;
   }
 
   private custom(id: string, parentId: string | null, kind: string, record: Raw, isMain: boolean): void {
-    const entry: CustomEntry = { ...this.stamp(id, parentId, record), type: "custom", customType: CUSTOM_PREFIX + kind, data: record };
+    const entry: CustomEntry = {
+      ...this.stamp(id, parentId, record),
+      type: "custom",
+      customType: CUSTOM_PREFIX + kind,
+      data: record,
+    };
     this.push(entry, kind);
     if (isMain) {
       this.tail.set(id, id);
@@ -284,89 +365,7 @@ class ClaudeImporter {
   }
 
   private stamp(id: string, parentId: string | null, record?: Raw) {
-    const timestamp = str(record?.timestamp) ?? this.lastTimestamp;
+    const timestamp = str(record?.timestamp) ?? this.lastTimestamp ?? PENDING_TIME;
     return { id, parentId, timestamp };
   }
-}
-
-function assistantMeta(message: Raw, record: Raw): Omit<AssistantMessage, "role" | "content"> {
-  const usage = (message.usage ?? {}) as Raw;
-  const n = (v: unknown) => (typeof v === "number" ? v : 0);
-  const input = n(usage.input_tokens);
-  const output = n(usage.output_tokens);
-  const cacheRead = n(usage.cache_read_input_tokens);
-  const cacheWrite = n(usage.cache_creation_input_tokens);
-  return {
-    api: "anthropic-messages",
-    provider: "anthropic",
-    model: str(message.model) ?? "unknown",
-    usage: {
-      input,
-      output,
-      cacheRead,
-      cacheWrite,
-      totalTokens: input + output + cacheRead + cacheWrite,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: stopReason(message.stop_reason),
-    timestamp: ms(record.timestamp),
-  };
-}
-
-function stopReason(reason: unknown): string {
-  if (reason === "tool_use") return "toolUse";
-  if (reason === "max_tokens") return "length";
-  return "stop";
-}
-
-function toAssistantBlocks(content: unknown, toolNames: Map<string, string>): ContentBlock[] {
-  if (typeof content === "string") return [{ type: "text", text: content }];
-  if (!Array.isArray(content)) return [];
-  return (content as Raw[]).map((block): ContentBlock => {
-    if (block.type === "text") return { type: "text", text: String(block.text ?? "") };
-    if (block.type === "thinking") return { type: "thinking", thinking: String(block.thinking ?? ""), thinkingSignature: block.signature };
-    if (block.type === "tool_use") {
-      const id = String(block.id ?? "");
-      toolNames.set(id, String(block.name ?? ""));
-      return { type: "toolCall", id, name: String(block.name ?? ""), arguments: (block.input ?? {}) as Record<string, unknown> };
-    }
-    // redacted_thinking, server tool blocks, ...: kept as they are (unknown blocks survive).
-    return block as unknown as ContentBlock;
-  });
-}
-
-function toUserBlock(block: Raw): ContentBlock {
-  if (block.type === "image" && block.source && typeof block.source === "object") {
-    const source = block.source as Raw;
-    return { type: "image", data: String(source.data ?? ""), mimeType: String(source.media_type ?? "") };
-  }
-  if (block.type === "text") return { type: "text", text: String(block.text ?? "") };
-  return block as unknown as ContentBlock;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return (content as Raw[])
-    .filter((b) => b.type === "text")
-    .map((b) => String(b.text ?? ""))
-    .join("\n");
-}
-
-function parseObject(line: string): Raw | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Raw) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
-
-function ms(timestamp: unknown): number {
-  const parsed = typeof timestamp === "string" ? Date.parse(timestamp) : Number.NaN;
-  return Number.isNaN(parsed) ? 0 : parsed;
 }

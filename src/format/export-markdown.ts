@@ -64,13 +64,18 @@ function messageMarkdown(message: AgentMessage): string[] {
       for (const block of Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : []) {
         if (block.type === "text") out.push(String(block.text), "");
         else if (block.type === "thinking") out.push(quote(String(block.thinking)), "");
-        else if (block.type === "toolCall") out.push(`**Tool call** \`${String(block.name)}\``, fence(block.arguments), "");
+        else if (block.type === "toolCall")
+          out.push(`**Tool call** \`${String(block.name)}\``, fence(block.arguments), "");
       }
       if (typeof m.errorMessage === "string") out.push(`**Error:** ${m.errorMessage}`);
       return out;
     }
     case "toolResult":
-      return [`### Tool result: ${String(m.toolName)}${m.isError ? " (error)" : ""}`, "", fence(contentText(m.content))];
+      return [
+        `### Tool result: ${String(m.toolName)}${m.isError ? " (error)" : ""}`,
+        "",
+        fence(contentText(m.content)),
+      ];
     default:
       return [`## ${String(message.role)}`, "", contentText(m.content ?? m.summary ?? m.output ?? m.command)];
   }

@@ -350,9 +350,14 @@ export class SessionManager {
     return this.readOnly;
   }
 
-  /** Releases the file handle and the writer lease (pi's manager holds neither). */
+  /**
+   * Releases the file handle and the writer lease (pi's manager holds neither). The session stays
+   * readable; a later append reopens the file (and takes the lease again if one was asked for).
+   */
   close(): void {
-    this.releaseFile();
+    this.file?.close();
+    this.lease?.release();
+    this.lease = null;
   }
 
   private releaseFile(): void {
@@ -410,6 +415,11 @@ export class SessionManager {
       this.file = SessionFile.create(path, this.header, [], { durability: this.options.durability });
       this.takeLease(path);
       return this.file;
+    }
+    if (this.options.lease && !this.lease) {
+      // Closed and written again: the lease was given up with the handle.
+      this.takeLease(path);
+      if (this.readOnly) return this.writable();
     }
     if (this.file.migratedFrom !== null) this.writeBackMigrated(this.file);
     return this.file;

@@ -33,7 +33,11 @@ export function describeEntry(entry: SessionEntry): EntryDescription {
     case "message":
       return describeMessage(entry.message as unknown as Block);
     case "compaction":
-      return { kind: "compaction", tag: "compaction", text: `${entry.tokensBefore} tokens → ${entry.summary}` };
+      return {
+        kind: "compaction",
+        tag: "compaction",
+        text: `${entry.tokensBefore} tokens → ${entry.summary}`,
+      };
     case "branch_summary":
       return { kind: "branchSummary", tag: "branch summary", text: entry.summary || "(empty)" };
     case "custom_message":
@@ -47,7 +51,7 @@ export function describeEntry(entry: SessionEntry): EntryDescription {
     case "session_info":
       return { kind: "name", tag: "name", text: entry.name ?? "(cleared)" };
     case "custom":
-      return { kind: "custom", tag: `ext:${entry.customType}`, text: "" };
+      return { kind: "custom", tag: `ext:${entry.customType}`, text: customText(entry.data) };
     default:
       return { kind: "other", tag: String((entry as { type: unknown }).type), text: "" };
   }
@@ -61,7 +65,8 @@ function describeMessage(message: Block): EntryDescription {
     const calls = blocks.filter((b) => b.type === "toolCall").map((b) => String(b.name));
     const text = messageText(message);
     const parts = [text, calls.length > 0 ? `→ ${calls.join(", ")}` : ""].filter(Boolean);
-    if (typeof message.errorMessage === "string" && parts.length === 0) parts.push(`error: ${message.errorMessage}`);
+    if (typeof message.errorMessage === "string" && parts.length === 0)
+      parts.push(`error: ${message.errorMessage}`);
     const failed = message.stopReason === "error" || message.stopReason === "aborted";
     return { kind: failed ? "error" : "assistant", tag: "asst", text: parts.join(" ") };
   }
@@ -71,4 +76,15 @@ function describeMessage(message: Block): EntryDescription {
   }
   if (role === "bashExecution") return { kind: "message", tag: "bash", text: String(message.command ?? "") };
   return { kind: "message", tag: role, text: messageText(message) };
+}
+
+/** Some text from extension data, when it has any (imported records carry their message or summary). */
+function customText(data: unknown): string {
+  if (!data || typeof data !== "object") return "";
+  const record = data as Block;
+  if (record.message && typeof record.message === "object") return messageText(record.message as Block);
+  for (const key of ["summary", "content", "customTitle"]) {
+    if (typeof record[key] === "string") return record[key] as string;
+  }
+  return "";
 }

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// The `sessiontree` command. Runs the build (dist/) when there is one, else the TypeScript source
+// through tsx, so it works both installed and in a checkout. SESSIONTREE_FROM_SOURCE=1 forces the
+// source (tests, development with a stale dist/).
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+// `sessiontree tree | head`: a closed pipe ends the output, it is not an error.
+process.stdout.on("error", (error) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
+const built = new URL("../dist/cli/main.js", import.meta.url);
+let entry = built;
+if (process.env.SESSIONTREE_FROM_SOURCE === "1" || !existsSync(fileURLToPath(built))) {
+  const { register } = await import("tsx/esm/api");
+  register();
+  entry = new URL("../src/cli/main.ts", import.meta.url);
+}
+const { main } = await import(entry.href);
+const code = await main(process.argv.slice(2));
+// Some commands report failure through process.exitCode themselves: never turn that into success.
+if (code !== 0 || !process.exitCode) process.exitCode = code;

@@ -1,0 +1,96 @@
+import type { Command } from "commander";
+import { NotFoundError } from "../core/errors.js";
+import type { SessionTree } from "../core/tree.js";
+import { SessionManager } from "../session/session-manager.js";
+import { EXIT_FINDINGS, UsageError } from "./exit.js";
+import { type CliIO, type Colors, colorsFor } from "./io.js";
+import { type GlobalOptions, type Location, locationFrom } from "./location.js";
+import { resolveSession } from "./resolve.js";
+
+/** One run of the program: its streams and the exit status its commands set. */
+export class Cli {
+  exitCode = 0;
+  constructor(readonly io: CliIO) {}
+
+  /** What an action needs: streams, colours, `--json`, the location, from the command's options. */
+  context(command: Command): CommandContext {
+    const globals = command.optsWithGlobals<GlobalOptions>();
+    return new CommandContext(this, globals);
+  }
+}
+
+export class CommandContext {
+  readonly io: CliIO;
+  readonly colors: Colors;
+  readonly json: boolean;
+  private cachedLocation: Location | undefined;
+
+  constructor(
+    private readonly cli: Cli,
+    private readonly globals: GlobalOptions,
+  ) {
+    this.io = cli.io;
+    this.json = globals.json === true;
+    this.colors = colorsFor(cli.io);
+  }
+
+  get location(): Location {
+    this.cachedLocation ??= locationFrom(this.globals, this.io);
+    return this.cachedLocation;
+  }
+
+  /** Prints lines of text (people) — nothing when `--json` is on. */
+  print(...lines: string[]): void {
+    if (!this.json) this.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : "\n");
+  }
+
+  /** Prints the command's JSON result (scripts): one document on stdout. */
+  printJson(value: unknown): void {
+    this.io.out(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** Marks the run as having findings (exit 1) without stopping it. */
+  findings(): void {
+    this.cli.exitCode = Math.max(this.cli.exitCode, EXIT_FINDINGS);
+  }
+
+  /** The file of the session a user named (path, id, id prefix; default: latest of the cwd). */
+  sessionPath(ref: string | undefined): string {
+    return resolveSession(this.location, ref, this.io);
+  }
+
+  /**
+   * Opens a session through the pi-compatible manager, runs `use`, and closes it. With `write`,
+   * the session's writer lease is taken first: a session an agent owns is refused (`lease_held`).
+   */
+  withSession<T>(
+    ref: string | undefined,
+    use: (manager: SessionManager, path: string) => T,
+    options: { write?: boolean } = {},
+  ): T {
+    const path = this.sessionPath(ref);
+    const lease = options.write ? "fail" : undefined;
+    const manager = SessionManager.open(path, undefined, undefined, { root: this.location.root, lease });
+    try {
+      return use(manager, path);
+    } finally {
+      manager.close();
+    }
+  }
+}
+
+/**
+ * An entry named by id or by a unique prefix of one (Claude Code's ids are long). Ambiguity is a
+ * usage error; no match is `entry_not_found`.
+ */
+export function resolveEntryId(tree: SessionTree, ref: string): string {
+  if (tree.getEntry(ref)) return ref;
+  const matches = tree
+    .getEntries()
+    .map((e) => e.id)
+    .filter((id) => id.startsWith(ref));
+  if (matches.length === 1) return matches[0] as string;
+  if (matches.length > 1)
+    throw new UsageError(`"${ref}" matches ${matches.length} entries: ${matches.slice(0, 5).join(", ")}…`);
+  throw new NotFoundError("entry_not_found", `No entry "${ref}" in this session`, { details: { id: ref } });
+}

@@ -1,0 +1,55 @@
+import { Command } from "commander";
+import type { Cli } from "./cli.js";
+import * as chat from "./commands/chat.js";
+import * as exportCommand from "./commands/export.js";
+import * as fork from "./commands/fork.js";
+import * as fsck from "./commands/fsck.js";
+import * as importCommand from "./commands/import.js";
+import * as keys from "./commands/keys.js";
+import * as ls from "./commands/ls.js";
+import * as migrate from "./commands/migrate.js";
+import * as navigate from "./commands/navigate.js";
+import * as repair from "./commands/repair.js";
+import * as serve from "./commands/serve.js";
+import * as show from "./commands/show.js";
+import * as tree from "./commands/tree.js";
+import * as view from "./commands/view.js";
+
+/**
+ * The `sessiontree` program. Global options (`--root`, `--pi`, `--json`) are accepted before or
+ * after the command. Commander never exits the process: `main` turns its errors into exit codes.
+ */
+export function buildProgram(cli: Cli): Command {
+  const program = new Command("sessiontree")
+    .description("Agent history as an append-only tree: list, draw, navigate, repair and move sessions")
+    .version("0.1.0")
+    .option("--root <dir>", "sessions root (default: $SESSIONTREE_ROOT or ~/.sessiontree)")
+    .option("--pi [dir]", "work on a pi agent directory (default: ~/.pi/agent)")
+    .option("--json", "machine-readable output")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => cli.io.out(text),
+      writeErr: (text) => cli.io.err(text),
+    })
+    .showHelpAfterError("(run with --help for usage)");
+  for (const command of [
+    ls,
+    tree,
+    show,
+    navigate,
+    fork,
+    exportCommand,
+    importCommand,
+    fsck,
+    repair,
+    migrate,
+  ]) {
+    command.register(program, cli);
+  }
+  // Commands of other parts of the project: the viewer, the agent chat, the HTTP service and its keys.
+  view.register(program);
+  chat.register(program);
+  serve.register(program);
+  keys.register(program);
+  return program;
+}

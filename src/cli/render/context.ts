@@ -1,0 +1,77 @@
+import type { ProjectedContext } from "../../core/context.js";
+import { messageText } from "../../core/messages.js";
+import { type Colors, oneLine } from "../io.js";
+
+export interface ContextRenderOptions {
+  colors: Colors;
+  width: number;
+  /** Lines of each tool result and thinking block to show; 0 shows all. */
+  maxLines: number;
+}
+
+type Block = Record<string, unknown>;
+
+/** The model's context as a transcript: one section per message, with the entry it came from. */
+export function renderContext(context: ProjectedContext, options: ContextRenderOptions): string[] {
+  const c = options.colors;
+  const lines: string[] = [];
+  context.messages.forEach((message, i) => {
+    const m = message as unknown as Block;
+    const id = context.messageEntryIds[i] ?? "";
+    lines.push(`${c.dim("──")} ${roleTitle(m, c)} ${c.dim(id)}`);
+    lines.push(...body(m, options), "");
+  });
+  return lines;
+}
+
+function roleTitle(m: Block, c: Colors): string {
+  switch (m.role) {
+    case "user":
+      return c.bold(c.cyan("user"));
+    case "assistant":
+      return `${c.bold(c.green("assistant"))}${typeof m.model === "string" ? c.dim(` ${m.model}`) : ""}`;
+    case "toolResult":
+      return m.isError
+        ? c.red(`tool result ${String(m.toolName)} (error)`)
+        : c.yellow(`tool result ${String(m.toolName)}`);
+    case "compactionSummary":
+      return c.bold(c.magenta(`compaction summary (${String(m.tokensBefore)} tokens before)`));
+    case "branchSummary":
+      return c.bold(c.magenta("branch summary"));
+    case "custom":
+      return c.blue(`custom ${String(m.customType)}`);
+    default:
+      return c.blue(String(m.role));
+  }
+}
+
+function body(m: Block, options: ContextRenderOptions): string[] {
+  const c = options.colors;
+  if (m.role === "compactionSummary" || m.role === "branchSummary") return [String(m.summary)];
+  if (m.role === "toolResult") return clip(messageText(m), options);
+  if (m.role !== "assistant" || !Array.isArray(m.content)) return [messageText(m) || c.dim("(no text)")];
+  const out: string[] = [];
+  for (const block of m.content as Block[]) {
+    if (block.type === "text") out.push(String(block.text));
+    else if (block.type === "thinking")
+      out.push(...clip(String(block.thinking), options).map((l) => c.dim(l)));
+    else if (block.type === "toolCall") {
+      const args = oneLine(
+        JSON.stringify(block.arguments ?? {}),
+        Math.max(20, options.width - String(block.name).length - 4),
+      );
+      out.push(`${c.yellow("→")} ${c.bold(String(block.name))} ${c.dim(args)}`);
+    }
+  }
+  if (typeof m.errorMessage === "string") out.push(c.red(`error: ${m.errorMessage}`));
+  return out.length > 0 ? out : [c.dim("(empty)")];
+}
+
+function clip(text: string, options: ContextRenderOptions): string[] {
+  const lines = text.split("\n");
+  if (options.maxLines <= 0 || lines.length <= options.maxLines) return lines;
+  return [
+    ...lines.slice(0, options.maxLines),
+    options.colors.dim(`… ${lines.length - options.maxLines} more lines (--full)`),
+  ];
+}
