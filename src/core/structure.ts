@@ -37,7 +37,10 @@ export function analyzeStructure(
     while (current && (state.get(current.id) ?? UNSEEN) === UNSEEN) {
       state.set(current.id, ON_PATH);
       walk.push(current);
-      if (current.parentId === null) break;
+      if (current.parentId === null) {
+        current = undefined; // reached a root: the walk ended, it did not loop
+        break;
+      }
       const parent = byId.get(current.parentId);
       if (!parent) {
         danglingParents.add(current.parentId);

@@ -74,7 +74,13 @@ export class SessionTree {
     } else {
       this.leafId = entry.id;
     }
-    if (this.danglingParents.has(entry.id) || (entry.parentId !== null && !this.byId.has(entry.parentId))) {
+    const parentId = entry.parentId;
+    // A self-parent is a cycle whose "parent" is already present once indexed: flag it too.
+    if (
+      this.danglingParents.has(entry.id) ||
+      parentId === entry.id ||
+      (parentId !== null && !this.byId.has(parentId))
+    ) {
       this.structureStale = true;
     }
     return "added";

@@ -10,9 +10,10 @@ export function extractBranch(source: SessionTree, path: readonly SessionEntry[]
   const tree = new SessionTree();
   const kept = path.filter((e) => e.type !== "label");
   for (const entry of kept) tree.load(entry);
-  for (const entry of kept) {
-    const label = source.getLabel(entry.id);
-    if (label) tree.append({ type: "label", targetId: entry.id, label });
+  // In pi's order: its label map's (first set; a cleared label set again goes last), not path order.
+  const onPath = new Set(kept.map((e) => e.id));
+  for (const [targetId, label] of source.getLabels()) {
+    if (onPath.has(targetId)) tree.append({ type: "label", targetId, label });
   }
   return tree.getStoredEntries().map((entry) => {
     if (entry.type !== "label") return entry;

@@ -95,8 +95,8 @@ export class SessionFile {
   }
 
   /**
-   * Creates a new file holding the header and `entries`, failing if the path exists (never
-   * overwrites). The content goes out in one write.
+   * Creates a new file holding the header and `entries`, failing if the path exists with any
+   * content (never overwrites; an empty file is taken over). The content goes out in one write.
    */
   static create(
     path: string,
@@ -106,10 +106,14 @@ export class SessionFile {
   ): SessionFile {
     mkdirSync(dirname(path), { recursive: true });
     const data = Buffer.from(encodeLine(header) + encodeLines(entries));
-    const fd = openSync(path, "wx");
+    const fd = openNewOrEmpty(path);
     try {
-      writeAll(fd, data);
-      if (options.durability === "fsync") fsyncSync(fd);
+      withExclusiveLock(fd, () => {
+        // An empty file may be claimed by two creators at once: only one writes the header.
+        if (fstatSync(fd).size !== 0) throw new SessionTreeError("io_error", `${path} is no longer empty`);
+        writeAll(fd, data);
+        if (options.durability === "fsync") fsyncSync(fd);
+      });
     } finally {
       closeSync(fd);
     }
@@ -128,8 +132,9 @@ export class SessionFile {
    */
   write(build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
     return this.underLock((fd) => {
-      const entries = build(this.tree);
-      if (entries.length > 0) this.writeLines(fd, Buffer.from(encodeLines(entries)), entries.length);
+      const { results, data } = this.prepare(fd, [build]);
+      const entries = results[0] ?? [];
+      if (entries.length > 0) this.writeLines(fd, data, entries.length);
       return entries;
     });
   }
@@ -152,15 +157,40 @@ export class SessionFile {
     const results: SessionEntry[][] = [];
     try {
       this.underLock((fd) => {
-        for (const item of batch) results.push(item.build(this.tree));
-        const all = results.flat();
-        if (all.length > 0) this.writeLines(fd, Buffer.from(encodeLines(all)), all.length);
+        const prepared = this.prepare(
+          fd,
+          batch.map((item) => item.build),
+        );
+        results.push(...prepared.results);
+        const count = results.reduce((sum, entries) => sum + entries.length, 0);
+        if (count > 0) this.writeLines(fd, prepared.data, count);
       });
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
     }
     for (const [i, item] of batch.entries()) item.resolve(results[i] as SessionEntry[]);
+  }
+
+  /**
+   * Runs the builders and checks their entries encode. If either throws, nothing is written and the
+   * tree is re-read from disk: entries the builders added in memory must not outlive the failure
+   * (the next append would name one as its parent, a parent that is on no disk).
+   */
+  private prepare(
+    fd: number,
+    builds: ((tree: SessionTree) => SessionEntry[])[],
+  ): { results: SessionEntry[][]; data: Buffer } {
+    const leaf = this.tree.getLeafId();
+    try {
+      const results = builds.map((build) => build(this.tree));
+      return { results, data: Buffer.from(encodeLines(results.flat())) };
+    } catch (error) {
+      this.reload(fd, this.inode);
+      if (leaf === null) this.tree.resetLeaf();
+      else if (this.tree.getEntry(leaf)) this.tree.branch(leaf);
+      throw error;
+    }
   }
 
   /**
@@ -322,10 +352,25 @@ export function fsyncDir(dir: string): void {
   }
 }
 
+/** Creates the file, or opens an existing empty one (nothing to lose); never an existing non-empty file. */
+function openNewOrEmpty(path: string): number {
+  try {
+    return openSync(path, "wx");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST" || statSync(path).size !== 0) throw error;
+    return openSync(path, constants.O_RDWR | constants.O_APPEND);
+  }
+}
+
+/**
+ * Why a file cannot be opened: `not_a_session` when nothing in it is a session (empty, another
+ * kind of file), `invalid_header` when it holds a session whose header is damaged or missing.
+ */
 function headerError(path: string, decoded: DecodedSession): CorruptSessionError {
   const headerIssue = decoded.issues.find((i) => i.code === "invalid_header" || i.code === "missing_header");
-  if (!headerIssue && decoded.entries.length === 0) {
-    return new CorruptSessionError("not_a_session", `${path} is empty: not a session file`, {
+  if (decoded.entries.length === 0 && !firstLineClaimsSession(path)) {
+    const what = headerIssue ? "holds no session" : "is empty";
+    return new CorruptSessionError("not_a_session", `${path} ${what}: not a session file`, {
       details: { path },
     });
   }
@@ -336,4 +381,17 @@ function headerError(path: string, decoded: DecodedSession): CorruptSessionError
       details: { path, issues: decoded.issues.slice(0, 20) },
     },
   );
+}
+
+/** Whether line 1 is, or was meant to be, a session header (a damaged one still names its type). */
+function firstLineClaimsSession(path: string): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(4096);
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    const text = buffer.toString("utf8", 0, n).split("\n", 1)[0] ?? "";
+    return /"type"\s*:\s*"sess/.test(text);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,0 +1,181 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { decodeSession, SessionDecoder } from "../../src/format/jsonl/decode.js";
+import { encodeLine, encodeSession } from "../../src/format/jsonl/encode.js";
+
+const T = "2026-01-01T00:00:00.000Z";
+const header = { type: "session", version: 3, id: "s1", timestamp: T, cwd: "/p" };
+const entry = (id: string, parentId: string | null, text = "héllo ✓") => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: T,
+  message: { role: "user", content: text },
+});
+const lines = (...values: unknown[]) =>
+  values.map((v) => (typeof v === "string" ? `${v}\n` : encodeLine(v))).join("");
+
+/** Byte offset of line `n` (1-based) in `text`, computed independently of the decoder. */
+function offsetOfLine(text: string, n: number): number {
+  return (
+    Buffer.byteLength(
+      text
+        .split("\n")
+        .slice(0, n - 1)
+        .join("\n"),
+    ) + (n > 1 ? 1 : 0)
+  );
+}
+
+describe("decodeSession", () => {
+  test("a damaged line in the middle is reported with its line and byte offset; the rest is kept", () => {
+    const text = lines(header, entry("a", null), "{not json", entry("b", "a"), { type: "message", id: "c" });
+    const decoded = decodeSession(text);
+    assert.deepEqual(
+      decoded.entries.map((e) => e.entry.id),
+      ["a", "b"],
+    );
+    assert.deepEqual(
+      decoded.issues.map((i) => [i.code, i.line, i.offset]),
+      [
+        ["invalid_json", 3, offsetOfLine(text, 3)],
+        ["invalid_entry", 5, offsetOfLine(text, 5)],
+      ],
+    );
+    assert.deepEqual(
+      decoded.entries.map((e) => [e.line, e.offset]),
+      [
+        [2, offsetOfLine(text, 2)],
+        [4, offsetOfLine(text, 4)],
+      ],
+    );
+  });
+
+  test("invalid UTF-8 is reported, not replaced", () => {
+    const bytes = Buffer.concat([
+      Buffer.from(lines(header)),
+      Buffer.from([0xff, 0xfe, 0x0a]),
+      Buffer.from(lines(entry("a", null))),
+    ]);
+    const decoded = decodeSession(bytes);
+    assert.deepEqual(
+      decoded.issues.map((i) => [i.code, i.line]),
+      [["invalid_utf8", 2]],
+    );
+    assert.equal(decoded.entries.length, 1);
+  });
+
+  test("a line without a newline is a torn tail for files, the last line for whole texts", () => {
+    const text = `${lines(header, entry("a", null))}${JSON.stringify(entry("b", "a"))}`;
+    const asFile = decodeSession(text, { tailIsTorn: true });
+    assert.deepEqual(
+      asFile.entries.map((e) => e.entry.id),
+      ["a"],
+    );
+    assert.deepEqual(
+      asFile.issues.map((i) => [i.code, i.line, i.offset]),
+      [["torn_tail", 3, offsetOfLine(text, 3)]],
+    );
+    assert.equal(asFile.completeBytes, offsetOfLine(text, 3));
+    assert.equal(asFile.tornTail?.bytes.toString(), JSON.stringify(entry("b", "a")));
+    assert.deepEqual(
+      decodeSession(text).entries.map((e) => e.entry.id),
+      ["a", "b"],
+    );
+  });
+
+  test("blank lines and CRLF line ends carry nothing and break nothing", () => {
+    const text = lines(header, "", entry("a", null), "   ").replace(/\n/g, "\r\n");
+    const decoded = decodeSession(text);
+    assert.deepEqual(decoded.issues, []);
+    assert.deepEqual(
+      decoded.entries.map((e) => e.entry.id),
+      ["a"],
+    );
+  });
+
+  test("header problems: missing header keeps the entry, a damaged header is reported", () => {
+    const noHeader = decodeSession(lines(entry("a", null)));
+    assert.equal(noHeader.header, null);
+    assert.deepEqual(
+      noHeader.issues.map((i) => i.code),
+      ["missing_header"],
+    );
+    assert.equal(noHeader.entries.length, 1);
+    const damaged = decodeSession(lines({ type: "session", id: 42 }, entry("a", null)));
+    assert.equal(damaged.header, null);
+    assert.deepEqual(
+      damaged.issues.map((i) => [i.code, i.line]),
+      [["invalid_header", 1]],
+    );
+  });
+
+  test("known types must carry their fields; unknown types need only the common ones", () => {
+    const decoded = decodeSession(
+      lines(
+        header,
+        { type: "compaction", id: "c", parentId: null, timestamp: T, summary: "s", tokensBefore: 1 },
+        { type: "label", id: "l", parentId: null, timestamp: T, targetId: 7 },
+        { type: "someday_type", id: "u", parentId: null, timestamp: T, anything: [1] },
+        { type: "message", id: "n", parentId: 5, timestamp: T, message: { role: "user" } },
+        { type: "session", id: "again", timestamp: T, cwd: "/p" },
+      ),
+    );
+    assert.deepEqual(
+      decoded.entries.map((e) => e.entry.id),
+      ["u"],
+    );
+    assert.deepEqual(
+      decoded.issues.map((i) => [i.code, i.line]),
+      [
+        ["invalid_entry", 2],
+        ["invalid_entry", 3],
+        ["invalid_entry", 5],
+        ["invalid_entry", 6],
+      ],
+    );
+  });
+
+  test("decoding then encoding gives back every line byte for byte, unknown types and fields included", () => {
+    const text = lines(
+      { ...header, extraHeader: { keep: true } },
+      { ...entry("a", null), unknownField: [1, { x: "y" }] },
+      { parentId: "a", id: "z", type: "future", timestamp: T, payload: '\u2028 é \\ "' },
+      {
+        ...entry("b", "z"),
+        message: { role: "assistant", content: [], provider: "p", model: "m", extra: null },
+      },
+    );
+    const decoded = decodeSession(text);
+    assert.deepEqual(decoded.issues, []);
+    assert.equal(
+      encodeSession(
+        decoded.header as never,
+        decoded.entries.map((e) => e.entry),
+      ),
+      text,
+    );
+  });
+
+  test("streaming one byte at a time decodes exactly like the whole buffer", () => {
+    const text = lines(header, entry("a", null), "{bad", entry("b", "a"));
+    const bytes = Buffer.from(`${text}{"torn":`);
+    const decoder = new SessionDecoder();
+    for (let i = 0; i < bytes.length; i++) decoder.push(bytes.subarray(i, i + 1));
+    assert.deepEqual(decoder.finish({ tailIsTorn: true }), decodeSession(bytes, { tailIsTorn: true }));
+  });
+
+  test("encodeLine refuses what JSON cannot hold, with a stable code", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    assert.throws(
+      () => encodeLine(cyclic),
+      (e: unknown) => (e as { code?: string }).code === "invalid_entry",
+    );
+    assert.throws(
+      () => encodeLine({ n: 1n }),
+      (e: unknown) => (e as { code?: string }).code === "invalid_entry",
+    );
+    assert.equal(encodeLine({ s: "a\nb" }), '{"s":"a\\nb"}\n', "a newline in a value never splits the line");
+  });
+});
