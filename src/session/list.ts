@@ -1,5 +1,7 @@
+import { dirname } from "node:path";
+import { FolderCatalog } from "./catalog.js";
 import { sessionFilesIn, sessionFoldersIn } from "./locate.js";
-import { readSessionInfo, type SessionInfo } from "./session-info.js";
+import type { SessionInfo } from "./session-info.js";
 
 export type SessionListProgress = (loaded: number, total: number) => void;
 
@@ -11,21 +13,33 @@ export interface ListSessionsOptions {
   sessionsRoot?: string;
 }
 
-/** Lists session files in `dirs` (or every folder of `sessionsRoot`), newest activity first. */
+/**
+ * Lists session files in `dirs` (or every folder of `sessionsRoot`), newest activity first. Each
+ * folder's catalog (catalog.ts) answers for files that did not change since the last listing, so a
+ * repeated listing stats the files instead of reading them.
+ */
 export async function listSessions(
   dirs: readonly string[] | null,
   options: ListSessionsOptions = {},
 ): Promise<SessionInfo[]> {
   const folders = dirs ?? sessionFoldersIn(options.sessionsRoot ?? "");
   const files = folders.flatMap(sessionFilesIn);
+  const catalogs = new Map<string, FolderCatalog>();
   const sessions: SessionInfo[] = [];
   let loaded = 0;
   for (const file of files) {
-    const info = readSessionInfo(file);
+    const folder = dirname(file);
+    let catalog = catalogs.get(folder);
+    if (!catalog) {
+      catalog = new FolderCatalog(folder);
+      catalogs.set(folder, catalog);
+    }
+    const info = catalog.info(file);
     loaded++;
     options.onProgress?.(loaded, files.length);
     if (info && (options.cwd === undefined || info.cwd === options.cwd)) sessions.push(info);
   }
+  for (const folder of folders) (catalogs.get(folder) ?? new FolderCatalog(folder)).save();
   sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime());
   return sessions;
 }

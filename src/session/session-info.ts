@@ -18,6 +18,67 @@ export interface SessionInfo {
   allMessagesText: string;
 }
 
+/**
+ * The listing fields folded over entries in file order, kept between calls so that a file that
+ * only grew can be summarised from where the last read stopped (see catalog.ts).
+ */
+export interface SummaryState {
+  messageCount: number;
+  firstMessage: string;
+  name: string | undefined;
+  lastActivity: number | undefined;
+  texts: string[];
+}
+
+export function emptySummary(): SummaryState {
+  return { messageCount: 0, firstMessage: "", name: undefined, lastActivity: undefined, texts: [] };
+}
+
+/** Folds more entries (in file order) into `state`, as pi's listing reads them. */
+export function addToSummary(state: SummaryState, entries: Iterable<SessionEntry>): SummaryState {
+  for (const entry of entries) {
+    if (entry.type === "session_info") state.name = entry.name?.trim() || undefined;
+    if (entry.type !== "message") continue;
+    state.messageCount++;
+    const message = entry.message as { role: string; content?: unknown; timestamp?: unknown };
+    if ((message.role !== "user" && message.role !== "assistant") || !("content" in message)) continue;
+    state.lastActivity = Math.max(state.lastActivity ?? 0, activityTime(message.timestamp, entry.timestamp));
+    const text = messageText(message);
+    if (!text) continue;
+    state.texts.push(text);
+    if (!state.firstMessage && message.role === "user") state.firstMessage = text;
+  }
+  return state;
+}
+
+/** The listing line from a header and a folded summary. */
+export function infoFrom(
+  path: string,
+  header: SessionHeader,
+  state: Omit<SummaryState, "texts">,
+  mtime: Date,
+  allMessagesText: string,
+): SessionInfo {
+  const headerTime = Date.parse(header.timestamp);
+  const modified = state.lastActivity
+    ? new Date(state.lastActivity)
+    : Number.isNaN(headerTime)
+      ? mtime
+      : new Date(headerTime);
+  return {
+    path,
+    id: header.id,
+    cwd: typeof header.cwd === "string" ? header.cwd : "",
+    name: state.name,
+    parentSessionPath: header.parentSession,
+    created: new Date(header.timestamp),
+    modified,
+    messageCount: state.messageCount,
+    firstMessage: state.firstMessage || "(no messages)",
+    allMessagesText,
+  };
+}
+
 /** Reads one file's listing fields, or null when it is not a readable session (as pi skips it). */
 export function readSessionInfo(path: string): SessionInfo | null {
   try {
@@ -41,41 +102,8 @@ export function summarize(
   entries: readonly SessionEntry[],
   mtime: Date,
 ): SessionInfo {
-  let messageCount = 0;
-  let firstMessage = "";
-  let name: string | undefined;
-  let lastActivity: number | undefined;
-  const texts: string[] = [];
-  for (const entry of entries) {
-    if (entry.type === "session_info") name = entry.name?.trim() || undefined;
-    if (entry.type !== "message") continue;
-    messageCount++;
-    const message = entry.message as { role: string; content?: unknown; timestamp?: unknown };
-    if ((message.role !== "user" && message.role !== "assistant") || !("content" in message)) continue;
-    lastActivity = Math.max(lastActivity ?? 0, activityTime(message.timestamp, entry.timestamp));
-    const text = messageText(message);
-    if (!text) continue;
-    texts.push(text);
-    if (!firstMessage && message.role === "user") firstMessage = text;
-  }
-  const headerTime = Date.parse(header.timestamp);
-  const modified = lastActivity
-    ? new Date(lastActivity)
-    : Number.isNaN(headerTime)
-      ? mtime
-      : new Date(headerTime);
-  return {
-    path,
-    id: header.id,
-    cwd: typeof header.cwd === "string" ? header.cwd : "",
-    name,
-    parentSessionPath: header.parentSession,
-    created: new Date(header.timestamp),
-    modified,
-    messageCount,
-    firstMessage: firstMessage || "(no messages)",
-    allMessagesText: texts.join(" "),
-  };
+  const state = addToSummary(emptySummary(), entries);
+  return infoFrom(path, header, state, mtime, state.texts.join(" "));
 }
 
 function activityTime(messageTimestamp: unknown, entryTimestamp: string): number {

@@ -87,3 +87,72 @@ export function isBlank(bytes: Buffer): boolean {
   }
   return true;
 }
+
+/** What `scanEntryPrefix` reads from the start of an entry line without parsing it. */
+export interface EntryPrefix {
+  type: string;
+  id: string;
+  parentId: string | null;
+  /** The message role, for `message` lines whose `message` follows `timestamp` (as pi and we write them). */
+  role: string | undefined;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const TYPE_KEY = Buffer.from('{"type":');
+const ID_KEY = Buffer.from(',"id":');
+const PARENT_KEY = Buffer.from(',"parentId":');
+const NULL_WORD = Buffer.from("null");
+const TIMESTAMP_KEY = Buffer.from(',"timestamp":');
+const ROLE_KEY = Buffer.from(',"message":{"role":');
+
+/**
+ * Reads `type`, `id` and `parentId` from a line that starts the way pi and sessiontree write entries
+ * (`{"type":…,"id":…,"parentId":…`), in a fraction of a JSON.parse. Returns null for any other
+ * shape, or when a value holds an escape or non-ASCII byte: the caller then parses the line. It does
+ * not prove the rest of the line is valid JSON; whoever uses the entry's content parses it then.
+ */
+export function scanEntryPrefix(line: Buffer): EntryPrefix | null {
+  if (!startsWithAt(line, 0, TYPE_KEY)) return null;
+  const type = readPlainString(line, TYPE_KEY.length);
+  if (!type || type.value === "" || type.value === "session") return null;
+  if (!startsWithAt(line, type.end, ID_KEY)) return null;
+  const id = readPlainString(line, type.end + ID_KEY.length);
+  if (!id || id.value === "") return null;
+  if (!startsWithAt(line, id.end, PARENT_KEY)) return null;
+  let position = id.end + PARENT_KEY.length;
+  let parentId: string | null = null;
+  if (startsWithAt(line, position, NULL_WORD)) position += NULL_WORD.length;
+  else {
+    const parent = readPlainString(line, position);
+    if (!parent) return null;
+    parentId = parent.value;
+    position = parent.end;
+  }
+  return { type: type.value, id: id.value, parentId, role: readRole(line, type.value, position) };
+}
+
+function readRole(line: Buffer, type: string, position: number): string | undefined {
+  if (type !== "message" || !startsWithAt(line, position, TIMESTAMP_KEY)) return undefined;
+  const timestamp = readPlainString(line, position + TIMESTAMP_KEY.length);
+  if (!timestamp || !startsWithAt(line, timestamp.end, ROLE_KEY)) return undefined;
+  return readPlainString(line, timestamp.end + ROLE_KEY.length)?.value;
+}
+
+function startsWithAt(line: Buffer, position: number, literal: Buffer): boolean {
+  if (position + literal.length > line.length) return false;
+  for (let i = 0; i < literal.length; i++) if (line[position + i] !== literal[i]) return false;
+  return true;
+}
+
+/** A JSON string at `start` made of plain ASCII (no escapes), and the position after its quote. */
+function readPlainString(line: Buffer, start: number): { value: string; end: number } | null {
+  if (line[start] !== QUOTE) return null;
+  const close = line.indexOf(QUOTE, start + 1);
+  if (close === -1) return null;
+  for (let i = start + 1; i < close; i++) {
+    const byte = line[i] as number;
+    if (byte === BACKSLASH || byte >= 0x80 || byte < 0x20) return null;
+  }
+  return { value: line.toString("latin1", start + 1, close), end: close + 1 };
+}

@@ -1,0 +1,278 @@
+// Store benchmark: append throughput (one entry per call, and one large batch) and branch-read
+// latency, per backend, on the same workload. Medians of several runs. Prints a table and writes
+// docs/stores-benchmarks.md. PostgreSQL: SESSIONTREE_TEST_PG_URL, or a throwaway server started here.
+//   npm run bench:stores            (BENCH_QUICK=1 for a short run)
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SessionEntry } from "../src/core/entry.js";
+import { JsonlStore } from "../src/store/jsonl/jsonl-store.js";
+import { MemoryStore } from "../src/store/memory/memory-store.js";
+import { PostgresStore } from "../src/store/postgres/index.js";
+import { SQLITE_MIGRATIONS, SqliteStore } from "../src/store/sqlite/index.js";
+import type { SessionStore } from "../src/store/store.js";
+import { freshDatabase } from "../test/store/pg-database.js";
+
+const QUICK = process.env.BENCH_QUICK === "1";
+const RUNS = QUICK ? 1 : 3;
+const SINGLE = QUICK ? 200 : 1000;
+const BATCH = QUICK ? 2000 : 10_000;
+const BRANCHES = 10;
+const DEPTH = QUICK ? 200 : 1000;
+const READS = 20;
+
+interface Row {
+  backend: string;
+  singlePerSec: number;
+  batchPerSec: number;
+  branchMs: number;
+  branchP95Ms: number;
+}
+
+/** The driver alone: the same rows in one transaction, no validation or bookkeeping (the floor). */
+interface Baseline {
+  backend: string;
+  batchPerSec: number;
+}
+
+let serial = 0;
+/** A realistic entry (~400 bytes of JSON): a user or assistant message. */
+function entry(id: string, parentId: string | null): SessionEntry {
+  const text = `message ${serial++} `.padEnd(300, "lorem ipsum ");
+  const role = serial % 2 === 0 ? "user" : "assistant";
+  const message = { role, content: [{ type: "text", text }], timestamp: Date.now() };
+  return { type: "message", id, parentId, timestamp: new Date().toISOString(), message } as SessionEntry;
+}
+
+function chain(prefix: string, count: number, parentId: string | null): SessionEntry[] {
+  const out: SessionEntry[] = [];
+  for (let i = 0; i < count; i++)
+    out.push(entry(`${prefix}-${i}`, i === 0 ? parentId : `${prefix}-${i - 1}`));
+  return out;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+}
+
+async function singleAppends(store: SessionStore, owner: string): Promise<number> {
+  const { id } = await store.createSession(owner);
+  const entries = chain(`s${serial}`, SINGLE, null);
+  const started = performance.now();
+  for (const e of entries) await store.appendEntries(owner, id, [e]);
+  return SINGLE / ((performance.now() - started) / 1000);
+}
+
+async function batchedAppend(store: SessionStore, owner: string): Promise<number> {
+  const { id } = await store.createSession(owner);
+  const entries = chain(`b${serial}`, BATCH, null);
+  const started = performance.now();
+  await store.appendEntries(owner, id, entries);
+  return BATCH / ((performance.now() - started) / 1000);
+}
+
+/** A session of BRANCHES branches of DEPTH entries each; reads one branch's full path. */
+async function branchReads(store: SessionStore, owner: string): Promise<number[]> {
+  const { id } = await store.createSession(owner);
+  const trunk = chain("trunk", 10, null);
+  await store.appendEntries(owner, id, trunk);
+  for (let b = 0; b < BRANCHES; b++) await store.appendEntries(owner, id, chain(`br${b}`, DEPTH, "trunk-9"));
+  const leaf = `br${Math.floor(BRANCHES / 2)}-${DEPTH - 1}`;
+  const times: number[] = [];
+  for (let i = 0; i < READS + 2; i++) {
+    const started = performance.now();
+    const path = await store.readBranch(owner, id, leaf);
+    if (path.length !== DEPTH + 10) throw new Error(`branch read returned ${path.length} entries`);
+    if (i >= 2) times.push(performance.now() - started); // the first two warm caches
+  }
+  return times;
+}
+
+async function measure(name: string, store: SessionStore): Promise<Row> {
+  await store.init();
+  try {
+    const owner = `bench-${Date.now()}`;
+    const single: number[] = [];
+    const batch: number[] = [];
+    const reads: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      single.push(await singleAppends(store, owner));
+      batch.push(await batchedAppend(store, owner));
+      reads.push(...(await branchReads(store, owner)));
+    }
+    return {
+      backend: name,
+      singlePerSec: median(single),
+      batchPerSec: median(batch),
+      branchMs: median(reads),
+      branchP95Ms: percentile(reads, 0.95),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/** A bare session row for the driver-alone runs (the entries' foreign key needs one). */
+const RAW_SESSION = `INSERT INTO sessions (owner, id, revision, cwd, created_at, modified_at, header,
+    entry_count, message_count, first_message, search_text)
+  VALUES ('raw', ?, 1, '', '', '', '{}', 0, 0, '', '') RETURNING pk`;
+
+async function sqliteBaseline(path: string): Promise<Baseline> {
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  for (const statement of SQLITE_MIGRATIONS[0]?.statements ?? []) db.exec(statement);
+  const insert = db.prepare(
+    "INSERT INTO entries (session_pk, id, seq, parent_id, type, payload) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  const session = db.prepare(RAW_SESSION);
+  const runs: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const rows = chain(`raw${run}`, BATCH, null);
+    const { pk } = session.get(`raw-${run}`) as { pk: number };
+    const started = performance.now();
+    db.transaction(() => {
+      rows.forEach((e, i) => {
+        insert.run(pk, e.id, i + 1, e.parentId, e.type, JSON.stringify(e));
+      });
+    })();
+    runs.push(BATCH / ((performance.now() - started) / 1000));
+  }
+  db.close();
+  return { backend: "sqlite", batchPerSec: median(runs) };
+}
+
+async function postgresBaseline(url: string): Promise<Baseline> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const runs: number[] = [];
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      const rows = chain(`raw${run}`, BATCH, null);
+      const pk = (await client.query(RAW_SESSION.replace("?", "$1"), [`raw-${run}`])).rows[0]?.pk;
+      const started = performance.now();
+      await client.query("BEGIN");
+      await client.query(
+        `INSERT INTO entries (session_pk, id, seq, parent_id, type, payload)
+         SELECT $1, u.id, u.seq, u.parent_id, u.type, u.payload
+         FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::json[]) AS u (id, seq, parent_id, type, payload)`,
+        [
+          pk,
+          rows.map((e) => e.id),
+          rows.map((_, i) => i + 1),
+          rows.map((e) => e.parentId),
+          rows.map((e) => e.type),
+          rows.map((e) => JSON.stringify(e)),
+        ],
+      );
+      await client.query("COMMIT");
+      runs.push(BATCH / ((performance.now() - started) / 1000));
+    }
+  } finally {
+    await client.end();
+  }
+  return { backend: "postgres", batchPerSec: median(runs) };
+}
+
+async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
+  let stopServer = () => {};
+  if (!process.env.SESSIONTREE_TEST_PG_URL) {
+    const pgModule = "../scripts/pg.mjs";
+    const { startPostgres } = (await import(pgModule)) as {
+      startPostgres: () => Promise<{ url: string; stop: () => void }>;
+    };
+    const server = await startPostgres();
+    process.env.SESSIONTREE_TEST_PG_URL = server.url;
+    stopServer = server.stop;
+  }
+  const database = await freshDatabase("bench");
+  return {
+    url: database.url,
+    stop: async () => {
+      await database.drop();
+      stopServer();
+    },
+  };
+}
+
+function baselineTable(rows: Baseline[]): string {
+  return [
+    `| driver alone | one batch of ${BATCH.toLocaleString("en")} rows, one transaction (rows/s) |`,
+    "|---|---:|",
+    ...rows.map((r) => `| ${r.backend} | ${Math.round(r.batchPerSec).toLocaleString("en")} |`),
+  ].join("\n");
+}
+
+function table(rows: Row[]): string {
+  const fmt = (n: number) => Math.round(n).toLocaleString("en");
+  const lines = [
+    "| backend | single appends (entries/s) | one batch (entries/s) | branch read, median (ms) | branch read, p95 (ms) |",
+    "|---|---:|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.backend} | ${fmt(r.singlePerSec)} | ${fmt(r.batchPerSec)} | ${r.branchMs.toFixed(2)} | ${r.branchP95Ms.toFixed(2)} |`,
+    ),
+  ];
+  return lines.join("\n");
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "sessiontree-bench-"));
+  const pg = await postgresUrl();
+  const rows: Row[] = [];
+  const baselines: Baseline[] = [];
+  try {
+    rows.push(await measure("memory", new MemoryStore()));
+    rows.push(await measure("jsonl", new JsonlStore({ root: join(dir, "jsonl") })));
+    rows.push(await measure("sqlite", new SqliteStore({ path: join(dir, "bench.db") })));
+    rows.push(await measure("postgres", new PostgresStore({ connectionString: pg.url })));
+    baselines.push(await sqliteBaseline(join(dir, "raw.db")));
+    baselines.push(await postgresBaseline(pg.url));
+  } finally {
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const result = table(rows);
+  const floor = baselineTable(baselines);
+  console.log(`${result}\n\n${floor}`);
+  const doc = [
+    "# Store benchmarks",
+    "",
+    "Written by `npm run bench:stores` (bench/stores.ts). Same workload on every backend, medians of",
+    `${RUNS} run(s); machine: ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+    "",
+    `- **single appends**: ${SINGLE.toLocaleString("en")} calls of \`appendEntries\` with one ~400-byte message each, one after the other (each a transaction / a locked write).`,
+    `- **one batch**: one \`appendEntries\` of ${BATCH.toLocaleString("en")} entries (one transaction).`,
+    `- **branch read**: \`readBranch\` of a ${DEPTH + 10}-entry path in a session of ${(10 + BRANCHES * DEPTH).toLocaleString("en")} entries (${BRANCHES} branches); ${READS} reads per run after two warm-up reads.`,
+    "",
+    `Load average when the run ended: ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(", ")} (the figures are only as quiet as the machine was).`,
+    "",
+    "PostgreSQL runs on a local throwaway cluster with `fsync=off` (scripts/pg.mjs); SQLite in WAL mode",
+    "with `synchronous=NORMAL`; JSONL with durability `os` (no fsync per append).",
+    "",
+    result,
+    "",
+    "The same batch through the driver alone (no validation, no idempotency lookup, no session row",
+    "update), in the same run: the floor the stores' batch figures should be read against.",
+    "",
+    floor,
+    "",
+    "On a quiet machine the driver-alone figures were about 208k rows/s (SQLite, one transaction) and",
+    "33–44k rows/s (PostgreSQL, batched); on a loaded 2-core machine every figure here drops by an",
+    "order of magnitude, so compare rows of one run with each other, not runs with each other.",
+    "",
+  ].join("\n");
+  writeFileSync(new URL("../docs/stores-benchmarks.md", import.meta.url), doc);
+}
+
+await main();

@@ -1,0 +1,395 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, join } from "node:path";
+import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/entry.js";
+import { SessionDecoder } from "../format/jsonl/decode.js";
+import { readFromFd } from "../store/jsonl/read-file.js";
+import {
+  addToSummary,
+  emptySummary,
+  infoFrom,
+  readSessionInfo,
+  type SessionInfo,
+  type SummaryState,
+} from "./session-info.js";
+
+/**
+ * The session catalog of one folder: what a listing shows of each session file, so that listing
+ * does not re-read files that did not change. Kept in `<folder>/.sessiontree-catalog/`:
+ * `catalog.json` (one record per file, keyed by name) and `texts-*.dat` (the files' message text,
+ * one file per listing pass that found changes, read only when a caller asks for `allMessagesText`,
+ * e.g. to search; compacted when there are many).
+ *
+ * A record is only a cache of the file and is never trusted over it: it is used when the file's
+ * inode, size and mtime are the ones recorded; a file that only grew (same inode, same first and
+ * last covered bytes) is read from where the record stops; anything else is read again in full. A
+ * missing or unreadable catalog is rebuilt; failing to save it (a read-only folder) loses nothing.
+ */
+const CATALOG_DIR = ".sessiontree-catalog";
+const CATALOG_FILE = "catalog.json";
+const CATALOG_VERSION = 1;
+/** How many bytes at each end of the covered part are hashed to detect an edit behind our back. */
+const STAMP_BYTES = 4096;
+/** More text files than this and the live texts are rewritten into one. */
+const MAX_TEXT_FILES = 16;
+
+interface CatalogRecord {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** null: not a session file (pi skips those too); remembered so junk is not re-read. */
+  header: SessionHeader | null;
+  /** Format version on disk; older formats are always read in full (they are migrated in memory). */
+  version: number;
+  /** Bytes and lines read: up to the last complete line. */
+  readBytes: number;
+  readLines: number;
+  /** Hashes of the first and last covered bytes. */
+  headHash: string;
+  tailHash: string;
+  summary: Omit<SummaryState, "texts">;
+  textCount: number;
+  /** Where the message text is, in pieces (a file that grew adds a piece). */
+  text: TextSegment[];
+}
+
+interface TextSegment {
+  file: string;
+  offset: number;
+  bytes: number;
+}
+
+interface CatalogData {
+  version: number;
+  records: Record<string, CatalogRecord>;
+}
+
+export interface CatalogStats {
+  reused: number;
+  extended: number;
+  read: number;
+  removed: number;
+}
+
+/** The catalog of one folder, loaded for one listing pass. */
+export class FolderCatalog {
+  readonly stats: CatalogStats = { reused: 0, extended: 0, read: 0, removed: 0 };
+  private readonly data: CatalogData;
+  private readonly seen = new Set<string>();
+  private readonly texts: TextStore;
+  private changed = false;
+
+  constructor(readonly folder: string) {
+    this.data = loadCatalog(join(folder, CATALOG_DIR, CATALOG_FILE));
+    this.texts = new TextStore(join(folder, CATALOG_DIR));
+  }
+
+  /** The listing line of one session file in this folder, or null when it is not a session. */
+  info(path: string): SessionInfo | null {
+    const name = basename(path);
+    this.seen.add(name);
+    let stats: Stats;
+    try {
+      stats = statSync(path);
+    } catch {
+      return null;
+    }
+    const record = this.data.records[name];
+    if (record && sameFile(record, stats)) {
+      this.stats.reused++;
+      return this.toInfo(path, record, stats);
+    }
+    const refreshed = this.refresh(path, record);
+    if (refreshed === undefined) return readSessionInfo(path);
+    const { record: fresh, text, appendText } = refreshed;
+    fresh.text = [...(appendText ? fresh.text : []), ...this.texts.add(text)];
+    this.data.records[name] = fresh;
+    this.changed = true;
+    return this.toInfo(path, fresh, stats);
+  }
+
+  /** Writes the catalog back if anything changed, forgetting files that are gone. */
+  save(): void {
+    for (const name of Object.keys(this.data.records)) {
+      if (this.seen.has(name)) continue;
+      delete this.data.records[name];
+      this.stats.removed++;
+      this.changed = true;
+      // The session is gone: so is the use of its sidecar index (store/jsonl/sidecar-index.ts).
+      removeQuietly(join(this.folder, `${name}.idx`));
+    }
+    if (!this.changed) return;
+    const records = Object.values(this.data.records);
+    if (new Set(records.flatMap((r) => r.text.map((t) => t.file))).size > MAX_TEXT_FILES) {
+      for (const record of records) record.text = this.texts.add(this.texts.read(record.text) ?? "");
+    }
+    if (!this.texts.flush())
+      for (const record of records) record.text = record.text.filter(this.texts.exists);
+    writeAtomically(join(this.folder, CATALOG_DIR, CATALOG_FILE), JSON.stringify(this.data));
+    this.texts.removeAllBut(new Set(records.flatMap((r) => r.text.map((t) => t.file))));
+  }
+
+  private refresh(
+    path: string,
+    record: CatalogRecord | undefined,
+  ): { record: CatalogRecord; text: string; appendText: boolean } | undefined {
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch {
+      return undefined;
+    }
+    try {
+      const stats = fstatSync(fd);
+      if (record && canExtend(fd, record, stats)) {
+        this.stats.extended++;
+        return extend(fd, record, stats);
+      }
+      this.stats.read++;
+      return readWhole(fd, stats);
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private toInfo(path: string, record: CatalogRecord, stats: Stats): SessionInfo | null {
+    if (!record.header) return null;
+    const info = infoFrom(path, record.header, record.summary, stats.mtime, "");
+    let text: string | undefined;
+    // The message text is large and rarely needed: read on first use, checked against the record.
+    Object.defineProperty(info, "allMessagesText", {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        text ??= this.texts.read(record.text) ?? readSessionInfo(path)?.allMessagesText ?? "";
+        return text;
+      },
+      set: (value: string) => {
+        text = value;
+      },
+    });
+    return info;
+  }
+}
+
+function sameFile(record: CatalogRecord, stats: Stats): boolean {
+  return record.ino === stats.ino && record.size === stats.size && record.mtimeMs === stats.mtimeMs;
+}
+
+/** The file only grew: same inode, a current format, and the bytes we covered are unchanged. */
+function canExtend(fd: number, record: CatalogRecord, stats: Stats): boolean {
+  if (!record.header || record.version < CURRENT_SESSION_VERSION) return false;
+  if (record.ino !== stats.ino || stats.size < record.size || record.readBytes === 0) return false;
+  const stamps = stampsOf(fd, record.readBytes);
+  return stamps.head === record.headHash && stamps.tail === record.tailHash;
+}
+
+function extend(
+  fd: number,
+  record: CatalogRecord,
+  stats: Stats,
+): { record: CatalogRecord; text: string; appendText: boolean } {
+  const decoder = new SessionDecoder({ line: record.readLines, offset: record.readBytes });
+  const decoded = readFromFd(fd, record.readBytes, decoder);
+  const state = addToSummary(
+    { ...record.summary, texts: [] },
+    decoded.entries.map((e) => e.entry),
+  );
+  const added = state.texts.join(" ");
+  const delta = record.textCount > 0 && state.texts.length > 0 ? ` ${added}` : added;
+  const { texts, ...summary } = state;
+  const stamps = stampsOf(fd, decoded.completeBytes);
+  const next: CatalogRecord = {
+    ...record,
+    ino: stats.ino,
+    size: stats.size,
+    mtimeMs: stats.mtimeMs,
+    readBytes: decoded.completeBytes,
+    readLines: decoded.completeLines,
+    headHash: stamps.head,
+    tailHash: stamps.tail,
+    summary,
+    textCount: record.textCount + texts.length,
+  };
+  return { record: next, text: delta, appendText: true };
+}
+
+function readWhole(fd: number, stats: Stats): { record: CatalogRecord; text: string; appendText: boolean } {
+  const decoded = readFromFd(fd, 0, new SessionDecoder());
+  const state = addToSummary(
+    emptySummary(),
+    decoded.entries.map((e) => e.entry),
+  );
+  const { texts, ...summary } = state;
+  const text = decoded.header ? texts.join(" ") : "";
+  const stamps = stampsOf(fd, decoded.completeBytes);
+  const record: CatalogRecord = {
+    ino: stats.ino,
+    size: stats.size,
+    mtimeMs: stats.mtimeMs,
+    header: decoded.header,
+    version: decoded.migratedFrom ?? CURRENT_SESSION_VERSION,
+    readBytes: decoded.completeBytes,
+    readLines: decoded.completeLines,
+    headHash: stamps.head,
+    tailHash: stamps.tail,
+    summary,
+    textCount: texts.length,
+    text: [],
+  };
+  return { record, text, appendText: false };
+}
+
+function stampsOf(fd: number, end: number): { head: string; tail: string } {
+  const read = (start: number, length: number) => {
+    const bytes = Buffer.alloc(length);
+    const n = readSync(fd, bytes, 0, length, start);
+    return createHash("sha1").update(bytes.subarray(0, n)).digest("base64");
+  };
+  const length = Math.min(STAMP_BYTES, end);
+  return { head: read(0, length), tail: read(end - length, length) };
+}
+
+/**
+ * Message texts of one folder: each listing pass that read something writes one new file, records
+ * point into it. Nothing is trusted: a piece must have its recorded length, or it is read again
+ * from the session file.
+ */
+class TextStore {
+  private pending: Buffer[] = [];
+  private size = 0;
+  private name: string | null = null;
+  private written = true;
+
+  constructor(private readonly dir: string) {}
+
+  /** Queues `text` for this pass's file; returns where it will be. */
+  add(text: string): TextSegment[] {
+    if (text === "") return [];
+    const bytes = Buffer.from(text, "utf8");
+    this.name ??= `texts-${randomBytes(6).toString("hex")}.dat`;
+    const segment = { file: this.name, offset: this.size, bytes: bytes.length };
+    this.pending.push(bytes);
+    this.size += bytes.length;
+    this.written = false;
+    return [segment];
+  }
+
+  /** Writes this pass's file; false when it could not be written (its pieces are then dropped). */
+  flush(): boolean {
+    if (this.written || this.name === null) return true;
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      writeFileSync(join(this.dir, this.name), Buffer.concat(this.pending, this.size));
+      this.written = true;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  readonly exists = (segment: TextSegment): boolean => segment.file !== this.name || this.written;
+
+  read(segments: readonly TextSegment[]): string | null {
+    const parts: Buffer[] = [];
+    for (const segment of segments) {
+      const pending = segment.file === this.name && !this.written;
+      const bytes = pending ? this.pendingSlice(segment) : readSegment(join(this.dir, segment.file), segment);
+      if (bytes === null) return null;
+      parts.push(bytes);
+    }
+    return Buffer.concat(parts).toString("utf8");
+  }
+
+  private pendingSlice(segment: TextSegment): Buffer {
+    return Buffer.concat(this.pending, this.size).subarray(segment.offset, segment.offset + segment.bytes);
+  }
+
+  /** Deletes text files no record points to. */
+  removeAllBut(live: ReadonlySet<string>): void {
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith("texts-") && name.endsWith(".dat") && !live.has(name))
+        removeQuietly(join(this.dir, name));
+    }
+  }
+}
+
+function readSegment(path: string, segment: TextSegment): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const bytes = Buffer.alloc(segment.bytes);
+    return readSync(fd, bytes, 0, bytes.length, segment.offset) === bytes.length ? bytes : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function loadCatalog(path: string): CatalogData {
+  try {
+    const data = JSON.parse(readFileSync(path, "utf8")) as CatalogData;
+    if (data.version === CATALOG_VERSION && typeof data.records === "object" && data.records !== null) {
+      return data;
+    }
+  } catch {
+    // Missing or damaged: rebuilt from the files.
+  }
+  return { version: CATALOG_VERSION, records: {} };
+}
+
+function writeAtomically(target: string, content: string): void {
+  const temp = `${target}.${process.pid}.tmp`;
+  try {
+    mkdirSync(join(target, ".."), { recursive: true });
+    writeFileSync(temp, content);
+    renameSync(temp, target);
+  } catch {
+    // The catalog is a cache: a folder we cannot write to is listed by reading its files.
+    removeQuietly(temp);
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Removes a folder's catalog (it is rebuilt by the next listing). */
+export function dropCatalog(folder: string): void {
+  const dir = join(folder, CATALOG_DIR);
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) removeQuietly(join(dir, name));
+}

@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
+import { FolderCatalog } from "../../src/session/catalog.js";
+import { listSessions } from "../../src/session/list.js";
+import type { SessionInfo } from "../../src/session/session-info.js";
+import { SessionManager } from "../../src/session/session-manager.js";
+import { indexPathFor, openPathOnly } from "../../src/store/jsonl/sidecar-index.js";
+
+const CWD = "/work/project";
+const root = mkdtempSync(join(tmpdir(), "st-catalog-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+let folders = 0;
+
+let clock = 1_760_000_000_000;
+const user = (text: string) => ({ role: "user" as const, content: text, timestamp: ++clock });
+const assistant = (text: string) => ({
+  role: "assistant" as const,
+  content: [{ type: "text" as const, text }],
+  api: "anthropic-messages",
+  provider: "anthropic",
+  model: "claude-sonnet-4-5",
+  usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 },
+  stopReason: "stop",
+  timestamp: ++clock,
+});
+
+function writeSession(dir: string, turns: number, name?: string): string {
+  const sm = SessionManager.create(CWD, dir);
+  for (let i = 0; i < turns; i++) {
+    sm.appendMessage(user(`question ${i} about ${dir.length}`));
+    sm.appendMessage(assistant(`answer ${i}`));
+  }
+  if (name) sm.appendSessionInfo(name);
+  const path = sm.getSessionFile() as string;
+  sm.close();
+  return path;
+}
+
+function newFolder(sessions: number): { dir: string; paths: string[] } {
+  const dir = join(root, `f${++folders}`);
+  mkdirSync(dir, { recursive: true });
+  const paths = Array.from({ length: sessions }, (_, i) =>
+    writeSession(dir, 1 + i, i % 2 ? `name ${i}` : undefined),
+  );
+  return { dir, paths };
+}
+
+/** Listing fields as plain values (allMessagesText read through its getter), sorted by path. */
+function plain(infos: readonly SessionInfo[]): Record<string, unknown>[] {
+  return infos
+    .map((info) => ({ ...info, allMessagesText: info.allMessagesText }))
+    .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+async function assertListsLikePi(dir: string): Promise<SessionInfo[]> {
+  const ours = await listSessions([dir]);
+  const pi = (await PiSessionManager.list(CWD, dir)) as unknown as SessionInfo[];
+  assert.deepEqual(plain(ours), plain(pi));
+  return ours;
+}
+
+/** One listing pass through the catalog, returning what it did. */
+function pass(dir: string) {
+  const catalog = new FolderCatalog(dir);
+  const infos = readdirSync(dir)
+    .filter((name) => name.endsWith(".jsonl"))
+    .map((name) => catalog.info(join(dir, name)));
+  catalog.save();
+  return { stats: catalog.stats, infos };
+}
+
+describe("session catalog: listing does not re-read unchanged files, and is never stale", () => {
+  test("lists exactly what pi lists, first and repeated call", async () => {
+    const { dir } = newFolder(6);
+    await assertListsLikePi(dir);
+    await assertListsLikePi(dir);
+  });
+
+  test("a repeated pass reuses every record; a grown file is read from where it stopped", async () => {
+    const { dir, paths } = newFolder(5);
+    assert.equal(pass(dir).stats.read, 5);
+    assert.deepEqual(pass(dir).stats, { reused: 5, extended: 0, read: 0, removed: 0 });
+    const sm = SessionManager.open(paths[2] as string);
+    sm.appendMessage(user("a later question with a needle in it"));
+    sm.close();
+    assert.deepEqual(pass(dir).stats, { reused: 4, extended: 1, read: 0, removed: 0 });
+    const listed = await assertListsLikePi(dir);
+    assert.ok(listed.some((info) => info.allMessagesText.endsWith("a later question with a needle in it")));
+  });
+
+  test("new and deleted files are picked up", async () => {
+    const { dir, paths } = newFolder(3);
+    await assertListsLikePi(dir);
+    openPathOnly(paths[0] as string);
+    assert.ok(existsSync(indexPathFor(paths[0] as string)));
+    rmSync(paths[0] as string);
+    writeSession(dir, 4, "newcomer");
+    const { stats } = pass(dir);
+    assert.equal(stats.removed, 1);
+    assert.equal(existsSync(indexPathFor(paths[0] as string)), false, "the gone session's index is removed");
+    assert.equal(stats.read, 1);
+    const listed = await assertListsLikePi(dir);
+    assert.equal(listed.length, 3);
+    assert.ok(listed.some((info) => info.name === "newcomer"));
+  });
+
+  test("a file edited behind the catalog's back is read again in full", async () => {
+    const { dir, paths } = newFolder(3);
+    await assertListsLikePi(dir);
+    const path = paths[1] as string;
+    writeFileSync(path, readFileSync(path, "utf8").replace("question 0", "QUESTION ZERO, edited"));
+    assert.equal(pass(dir).stats.read, 1);
+    const listed = await assertListsLikePi(dir);
+    assert.ok(listed.some((info) => info.firstMessage.startsWith("QUESTION ZERO")));
+  });
+
+  test("an edit plus an append (covered bytes changed) is not mistaken for an append", async () => {
+    const { dir, paths } = newFolder(2);
+    await assertListsLikePi(dir);
+    const path = paths[0] as string; // its last line is an assistant message
+    const text = readFileSync(path, "utf8");
+    const lastLine = text.trimEnd().split("\n").at(-1) as string;
+    const edited = text.replace(lastLine, lastLine.replace("answer", "ANSWER"));
+    assert.notEqual(edited, text);
+    writeFileSync(path, `${edited}${lastLine.replace(/"id":"[^"]+"/, '"id":"zz999999"')}\n`);
+    assert.equal(pass(dir).stats.read, 1);
+    await assertListsLikePi(dir);
+  });
+
+  test("a truncated file is read again", async () => {
+    const { dir, paths } = newFolder(2);
+    await assertListsLikePi(dir);
+    const path = paths[1] as string;
+    const lines = readFileSync(path, "utf8").split("\n");
+    truncateSync(path, Buffer.byteLength(`${lines.slice(0, 3).join("\n")}\n`));
+    assert.equal(pass(dir).stats.read, 1);
+    await assertListsLikePi(dir);
+  });
+
+  test("a missing or corrupt catalog is rebuilt; a lost text file is read from the session", async () => {
+    const { dir } = newFolder(3);
+    await assertListsLikePi(dir);
+    const catalogDir = join(dir, ".sessiontree-catalog");
+    for (const name of readdirSync(catalogDir).filter((n) => n.startsWith("texts-"))) {
+      rmSync(join(catalogDir, name));
+    }
+    await assertListsLikePi(dir);
+    writeFileSync(join(catalogDir, "catalog.json"), "{ not json");
+    assert.equal(pass(dir).stats.read, 3);
+    await assertListsLikePi(dir);
+    rmSync(catalogDir, { recursive: true });
+    await assertListsLikePi(dir);
+  });
+
+  test("files that are not sessions are skipped, as pi skips them", async () => {
+    const { dir } = newFolder(2);
+    writeFileSync(join(dir, "junk.jsonl"), "this is not a session\n");
+    writeFileSync(join(dir, "empty.jsonl"), "");
+    const listed = await assertListsLikePi(dir);
+    assert.equal(listed.length, 2);
+    await assertListsLikePi(dir);
+  });
+
+  test("a torn tail is not listed, and counts once it is completed", async () => {
+    const { dir, paths } = newFolder(1);
+    const path = paths[0] as string;
+    const line = JSON.stringify({
+      type: "message",
+      id: "tt000001",
+      parentId: null,
+      timestamp: new Date(++clock).toISOString(),
+      message: user("completed later"),
+    });
+    appendFileSync(path, line.slice(0, 40));
+    const [before] = await listSessions([dir]);
+    appendFileSync(path, `${line.slice(40)}\n`);
+    const [afterwards] = await assertListsLikePi(dir);
+    assert.equal((afterwards as SessionInfo).messageCount, (before as SessionInfo).messageCount + 1);
+  });
+});
