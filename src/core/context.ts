@@ -34,20 +34,32 @@ export interface ProjectedContext extends SessionContext {
  */
 export function projectContext(path: readonly SessionEntry[]): ProjectedContext {
   let thinkingLevel = "off";
-  let model: ModelRef | null = null;
+  // The last entry that set the model; the object is built once, at the end.
+  let modelSource: SessionEntry | null = null;
   let compactionIndex = -1;
   const extensionState: Record<string, unknown> = {};
-  path.forEach((entry, index) => {
-    if (entry.type === "thinking_level_change") thinkingLevel = entry.thinkingLevel;
-    else if (entry.type === "model_change") model = { provider: entry.provider, modelId: entry.modelId };
-    else if (entry.type === "message" && entry.message.role === "assistant") {
-      const assistant = entry.message as AssistantMessage;
-      model = { provider: assistant.provider, modelId: assistant.model };
-    } else if (entry.type === "compaction") compactionIndex = index;
-    else if (entry.type === "custom" && entry.customType !== LEAF_MARKER_TYPE) {
-      extensionState[entry.customType] = (entry as CustomEntry).data;
+  for (let index = 0; index < path.length; index++) {
+    const entry = path[index] as SessionEntry;
+    switch (entry.type) {
+      case "message":
+        if (entry.message.role === "assistant") modelSource = entry;
+        break;
+      case "thinking_level_change":
+        thinkingLevel = entry.thinkingLevel;
+        break;
+      case "model_change":
+        modelSource = entry;
+        break;
+      case "compaction":
+        compactionIndex = index;
+        break;
+      case "custom":
+        if (entry.customType !== LEAF_MARKER_TYPE)
+          extensionState[entry.customType] = (entry as CustomEntry).data;
+        break;
     }
-  });
+  }
+  const model = modelOf(modelSource);
 
   const out = new MessageCollector();
   const warnings: SessionIssue[] = [];
@@ -100,6 +112,13 @@ class MessageCollector {
       this.push({ ...summary, timestamp: Date.parse(entry.timestamp) }, entry.id);
     }
   }
+}
+
+function modelOf(entry: SessionEntry | null): ModelRef | null {
+  if (entry === null) return null;
+  if (entry.type === "model_change") return { provider: entry.provider, modelId: entry.modelId };
+  const assistant = (entry as { message: AssistantMessage }).message;
+  return { provider: assistant.provider, modelId: assistant.model };
 }
 
 function compactionSummary(entry: CompactionEntry): AgentMessage {
