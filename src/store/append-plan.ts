@@ -53,7 +53,11 @@ export function planAppend(
 }
 
 function duplicate(id: string, index: number): ValidationError {
-  return new ValidationError("duplicate_entry", `Entry ${index}: id ${id} is already stored with different content`, {
-    details: { index, id },
-  });
+  return new ValidationError(
+    "duplicate_entry",
+    `Entry ${index}: id ${id} is already stored with different content`,
+    {
+      details: { index, id },
+    },
+  );
 }

@@ -1,6 +1,6 @@
 import { ValidationError } from "../core/errors.js";
-import type { EntryPageOptions, ListOptions, SessionSummary } from "./store.js";
-import { normalizeSearch } from "./summary.js";
+import type { EntryPageOptions, ListOptions, Page, SessionSummary } from "./store.js";
+import { normalizeSearch, searchText } from "./summary.js";
 
 /** A position in the newest-first list: the last item seen. */
 export interface ListPosition {
@@ -16,7 +16,12 @@ export function encodeCursor(position: ListPosition): string {
 export function decodeCursor(cursor: string): ListPosition {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string") {
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === "string" &&
+      typeof value[1] === "string"
+    ) {
       return { modifiedAt: value[0], id: value[1] };
     }
   } catch {
@@ -47,10 +52,27 @@ export function normalizeListOptions(options: ListOptions = {}): ListQuery {
 }
 
 /** Builds a page from up to `limit + 1` rows already in list order (the extra row says "more"). */
-export function toPage(rows: SessionSummary[], limit: number): { items: SessionSummary[]; nextCursor: string | null } {
+export function toPage(rows: SessionSummary[], limit: number): Page<SessionSummary> {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+/** One page from summaries held in memory (memory and JSONL stores), filtered and sorted as SQL does. */
+export function pageFromSummaries(
+  summaries: Iterable<SessionSummary>,
+  query: ListQuery,
+): Page<SessionSummary> {
+  const rows = [...summaries]
+    .filter(
+      (summary) => query.state === "all" || (summary.deletedAt !== null) === (query.state === "deleted"),
+    )
+    .filter((summary) => query.search === null || searchText(summary).includes(query.search))
+    .filter((summary) => query.after === null || compareNewestFirst(query.after, summary) < 0)
+    .sort(compareNewestFirst)
+    .slice(0, query.limit + 1)
+    .map((summary) => ({ ...summary }));
+  return toPage(rows, query.limit);
 }
 
 /** Newest first by modifiedAt, then by id (descending), as every backend sorts. */

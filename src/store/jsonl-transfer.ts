@@ -1,4 +1,9 @@
-import { CURRENT_SESSION_VERSION, LEAF_MARKER_TYPE, type SessionEntry, type SessionHeader } from "../core/entry.js";
+import {
+  CURRENT_SESSION_VERSION,
+  LEAF_MARKER_TYPE,
+  type SessionEntry,
+  type SessionHeader,
+} from "../core/entry.js";
 import { CorruptSessionError, ValidationError } from "../core/errors.js";
 import { newEntryId, newSessionId, nowIso } from "../core/ids.js";
 import { SessionTree } from "../core/tree.js";
@@ -14,19 +19,29 @@ import { validateBatch } from "./validate-batch.js";
  * last entry, a leaf marker under it, so both pi (last line = leaf) and sessiontree (marker = "my
  * parent is the leaf") reopen the file at the same leaf.
  */
-export function exportSessionJsonl(header: SessionHeader, entries: readonly SessionEntry[], leafId: string | null): string {
+export function exportSessionJsonl(
+  header: SessionHeader,
+  entries: readonly SessionEntry[],
+  leafId: string | null,
+): string {
   const text = encodeSession({ ...header, version: CURRENT_SESSION_VERSION }, entries);
+  const marker = leafMarkerFor(entries, leafId);
+  return marker ? text + encodeLine(marker) : text;
+}
+
+/** The leaf marker a file needs so that reading it lands on `leafId` (null when the last entry is the leaf). */
+export function leafMarkerFor(entries: readonly SessionEntry[], leafId: string | null): SessionEntry | null {
   const last = entries[entries.length - 1];
-  if (!last || last.id === leafId) return text;
+  if (!last || last.id === leafId) return null;
   const taken = new Set(entries.map((entry) => entry.id));
-  const marker = {
+  const id = newEntryId((candidate) => taken.has(candidate));
+  return {
     type: "custom",
     customType: LEAF_MARKER_TYPE,
-    id: newEntryId((id) => taken.has(id)),
+    id,
     parentId: leafId,
     timestamp: nowIso(),
-  };
-  return text + encodeLine(marker);
+  } as SessionEntry;
 }
 
 /** A parsed import, checked by the same rules as an append of the whole file into an empty session. */
@@ -57,9 +72,13 @@ export function parseImport(jsonl: string, options: ImportOptions = {}): Importe
   const tree = new SessionTree();
   for (const { entry, line, offset } of decoded.entries) {
     if (tree.load(entry, { line, offset }) === "conflict") {
-      throw new ValidationError("duplicate_entry", `Line ${line}: entry ${entry.id} appears twice with different content`, {
-        details: { line, id: entry.id },
-      });
+      throw new ValidationError(
+        "duplicate_entry",
+        `Line ${line}: entry ${entry.id} appears twice with different content`,
+        {
+          details: { line, id: entry.id },
+        },
+      );
     }
   }
   const entries = validateBatch(tree.getEntries(), { allowLeafMarkers: true });

@@ -33,11 +33,16 @@ export function requireSafeSessionId(id: string): string {
 /** Owners come from authentication; an empty or non-string owner is a programming error. */
 export function requireOwner(owner: string): string {
   if (typeof owner !== "string" || owner.length === 0 || owner.length > 256) {
-    throw new ValidationError("invalid_argument", "owner must be a non-empty string of at most 256 characters");
+    throw new ValidationError(
+      "invalid_argument",
+      "owner must be a non-empty string of at most 256 characters",
+    );
   }
   return owner;
 }
 
 export function sessionExists(sessionId: string, currentRevision: number): ConflictError {
-  return new ConflictError(`Session ${sessionId} already exists`, currentRevision, { details: { sessionId } });
+  return new ConflictError(`Session ${sessionId} already exists`, currentRevision, {
+    details: { sessionId },
+  });
 }

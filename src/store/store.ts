@@ -7,9 +7,12 @@ import type { SessionEntry, SessionHeader } from "../core/entry.js";
  * Tenancy: every call names an `owner` (the authenticated user id). A session of another owner
  * answers exactly like a missing one (`NotFoundError("session_not_found")`).
  *
- * Concurrency: every session has a `revision`, incremented by each write that changes it. A write
- * may name `expectedRevision`; when it is stale the write fails with `ConflictError` carrying the
- * current revision. Appends carry entry ids, so a retried append is idempotent.
+ * Concurrency: every session has a `revision` (1 when created), incremented by exactly one by each
+ * write that changes it. A write may name `expectedRevision`; when it is stale the write fails with
+ * `ConflictError` carrying the current revision (`currentRevision`). A write that would change
+ * nothing (an append of stored entries, a leaf set to where it is, deleting a deleted session)
+ * succeeds without a revision check and without a new revision. Appends carry entry ids, so a
+ * retried append is idempotent. Leaf markers are never entries here: the leaf is the session's own.
  */
 export interface SessionStore {
   /** Backend name, for messages and test titles ("memory", "jsonl", "sqlite", "postgres"). */
@@ -21,6 +24,7 @@ export interface SessionStore {
   /** Releases connections and file handles. Safe to call twice. */
   close(): Promise<void>;
 
+  /** A new, empty session (revision 1, leaf null). An id the owner already has is a `ConflictError`. */
   createSession(owner: string, init?: CreateSessionInput): Promise<SessionSummary>;
   /** Header, every entry in storage order, leaf and revision. Soft-deleted sessions are not found unless asked. */
   loadSession(owner: string, sessionId: string, options?: ReadOptions): Promise<StoredSession>;
@@ -30,10 +34,12 @@ export interface SessionStore {
 
   /**
    * Appends a batch in one atomic write. Each entry's parentId must be null, an existing entry, or an
-   * earlier entry of the batch. Entries already stored with identical content are skipped (idempotent
-   * retry); an existing id with different content is a `ValidationError("duplicate_entry")`. The leaf
-   * moves to the last entry of the batch unless `moveLeaf` is false. A batch that changes nothing
-   * succeeds without a revision check and without a new revision.
+   * earlier entry of the batch (else `ValidationError("invalid_entry")`); ids must be safe ids
+   * (core's `isSafeId`), entries must pass core's `checkEntry`, leaf markers are refused. Entries
+   * already stored with identical content (key order aside) are skipped (idempotent retry); an
+   * existing id with different content is a `ValidationError("duplicate_entry")`; either error writes
+   * nothing. The leaf moves to the last newly written entry unless `moveLeaf` is false; a batch that
+   * writes nothing new leaves the leaf alone, so a late retry never moves a leaf moved since.
    */
   appendEntries(
     owner: string,
@@ -41,19 +47,25 @@ export interface SessionStore {
     entries: SessionEntry[],
     options?: AppendOptions,
   ): Promise<AppendResult>;
-  /** Moves the leaf (null: before the root). Nothing is deleted. */
+  /** Moves the leaf (null: before the root). Nothing is deleted. An unknown entry is `entry_not_found`. */
   setLeaf(
     owner: string,
     sessionId: string,
     leafId: string | null,
     options?: WriteOptions,
   ): Promise<WriteResult>;
-  /** The path root → `leafId` (default: the session's leaf), without loading other branches. */
+  /**
+   * The path root → `leafId` (default: the session's leaf; null: empty), without loading other
+   * branches. An unknown entry is `entry_not_found`.
+   */
   readBranch(owner: string, sessionId: string, leafId?: string | null): Promise<SessionEntry[]>;
   /** Entries in storage order, paged: `after` is the last seq seen (0 to start). */
   readEntries(owner: string, sessionId: string, options?: EntryPageOptions): Promise<EntryPage>;
 
-  /** Soft delete: hidden from lists and loads, restorable. */
+  /**
+   * Soft delete: hidden from lists, loads and writes (they answer `session_not_found`), restorable.
+   * Deleting a deleted session (or restoring an active one) changes nothing.
+   */
   deleteSession(owner: string, sessionId: string, options?: WriteOptions): Promise<WriteResult>;
   restoreSession(owner: string, sessionId: string, options?: WriteOptions): Promise<WriteResult>;
   /** Hard delete, deleted or not. Gone for good. */
@@ -61,9 +73,16 @@ export interface SessionStore {
   /** Retention: purges sessions soft-deleted before `cutoff`, of every owner. Returns what was purged. */
   purgeDeletedBefore(cutoff: Date): Promise<Array<{ owner: string; sessionId: string }>>;
 
-  /** The session as a pi v3 JSONL file (header line, then entries in storage order). */
+  /**
+   * The session as a pi v3 JSONL file (header line, then entries in storage order), plus a leaf
+   * marker line when the leaf is not the last entry, so pi and sessiontree reopen it at the leaf.
+   */
   exportJsonl(owner: string, sessionId: string): Promise<string>;
-  /** A pi JSONL file (v1–v3) as a new session of `owner`; ids, parents, payloads and leaf are kept. */
+  /**
+   * A pi JSONL file (v1–v3) as a new session of `owner`; ids, parents, payloads, labels and leaf are
+   * kept. All or nothing: a damaged line, a conflicting duplicate or a parent that is not earlier in
+   * the file refuses the import (`invalid_entry` / `duplicate_entry`; no header: `not_a_session`).
+   */
   importJsonl(owner: string, jsonl: string, options?: ImportOptions): Promise<SessionSummary>;
 }
 
@@ -112,10 +131,11 @@ export interface AppendResult extends WriteResult {
 }
 
 export interface ListOptions {
-  /** Default 50, at most 1000. */
+  /** Default 50, at most 1000 (larger values are capped; below 1 is `invalid_argument`). */
   limit?: number;
+  /** `nextCursor` of the previous page; a cursor that does not decode is `invalid_argument`. */
   cursor?: string | null;
-  /** Case-insensitive substring of the name or the first user message. */
+  /** Case-insensitive substring of the name or the first user message (its first 1000 characters). */
   search?: string;
   /** "active" (default), "deleted" (the trash), or "all". */
   state?: "active" | "deleted" | "all";

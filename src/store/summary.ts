@@ -1,7 +1,7 @@
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/entry.js";
 import { newSessionId, nowIso } from "../core/ids.js";
-import type { CreateSessionInput, SessionSummary } from "./store.js";
 import { requireSafeSessionId } from "./rules.js";
+import type { CreateSessionInput, SessionSummary } from "./store.js";
 
 /** List pages carry this much of the first user message; search looks at the same text. */
 export const FIRST_MESSAGE_MAX = 1000;

@@ -14,8 +14,8 @@ export interface BatchOptions {
 /**
  * Checks the shape of an append batch before any storage is touched: each entry passes core's
  * `checkEntry`, its id (and parent id) is a safe id, and no entry is a leaf marker (a database
- * keeps the leaf in a column; `setLeaf` moves it). Returns plain-JSON copies, so the stored
- * entries are exactly what JSON keeps (undefined fields dropped) on every backend, and later
+ * keeps the leaf in a column; `setLeaf` moves it). Each entry's JSON text is captured here (see
+ * `entryJson`): every backend stores exactly what JSON keeps (undefined fields dropped), and later
  * changes to the caller's objects cannot reach the store.
  */
 export function validateBatch(entries: readonly unknown[], options: BatchOptions = {}): SessionEntry[] {
@@ -24,12 +24,14 @@ export function validateBatch(entries: readonly unknown[], options: BatchOptions
     const checked = checkEntry(value);
     if (!checked.ok) throw invalidEntry(index, checked.reason);
     const entry = checked.value;
-    if (!isSafeId(entry.id)) throw invalidEntry(index, `id ${JSON.stringify(entry.id)} is not a safe id`, entry.id);
+    if (!isSafeId(entry.id))
+      throw invalidEntry(index, `id ${JSON.stringify(entry.id)} is not a safe id`, entry.id);
     if (entry.parentId !== null && !isSafeId(entry.parentId)) {
       throw invalidEntry(index, "parentId is not a safe id", entry.id);
     }
-    if (!options.allowLeafMarkers && isLeafMarker(entry)) throw invalidEntry(index, "leaf markers are not stored as entries; use setLeaf", entry.id);
-    return toPlainJson(entry, index);
+    if (!options.allowLeafMarkers && isLeafMarker(entry))
+      throw invalidEntry(index, "leaf markers are not stored as entries; use setLeaf", entry.id);
+    return capture(entry, index);
   });
 }
 
@@ -43,12 +45,34 @@ export function idsToLookUp(batch: readonly SessionEntry[]): string[] {
   return [...ids];
 }
 
-function toPlainJson(entry: SessionEntry, index: number): SessionEntry {
+/** The JSON text of each validated entry, taken once at validation: what a backend stores. */
+const jsonText = new WeakMap<SessionEntry, string>();
+
+/**
+ * A shallow copy (so the id, parent and type a backend plans with cannot change under it) whose
+ * JSON text is captured now. Parsing every entry back would cost more than the database write;
+ * backends that keep objects (memory, jsonl) call `detachedEntry` instead.
+ */
+function capture(entry: SessionEntry, index: number): SessionEntry {
+  let text: string;
   try {
-    return JSON.parse(JSON.stringify(entry)) as SessionEntry;
+    text = JSON.stringify(entry);
   } catch (error) {
     throw invalidEntry(index, `cannot be stored as JSON: ${(error as Error).message}`, entry.id);
   }
+  const copy = { ...entry };
+  jsonText.set(copy, text);
+  return copy;
+}
+
+/** The stored form of an entry: the text captured by `validateBatch` (or its JSON now). */
+export function entryJson(entry: SessionEntry): string {
+  return jsonText.get(entry) ?? JSON.stringify(entry);
+}
+
+/** A deep, plain-JSON copy of a validated entry, sharing nothing with the caller's objects. */
+export function detachedEntry(entry: SessionEntry): SessionEntry {
+  return JSON.parse(entryJson(entry)) as SessionEntry;
 }
 
 function invalidEntry(index: number, reason: string, id?: string): ValidationError {

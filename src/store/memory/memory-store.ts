@@ -1,7 +1,7 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import { nowIso } from "../../core/ids.js";
 import { planAppend } from "../append-plan.js";
-import { compareNewestFirst, normalizeEntryPage, normalizeListOptions, toPage } from "../cursor.js";
+import { normalizeEntryPage, normalizeListOptions, pageFromSummaries } from "../cursor.js";
 import { exportSessionJsonl, parseImport } from "../jsonl-transfer.js";
 import { checkRevision, entryNotFound, requireOwner, sessionExists, sessionNotFound } from "../rules.js";
 import type {
@@ -21,8 +21,8 @@ import type {
   WriteOptions,
   WriteResult,
 } from "../store.js";
-import { applyEntries, buildHeader, initialSummary, searchText } from "../summary.js";
-import { idsToLookUp, validateBatch } from "../validate-batch.js";
+import { applyEntries, buildHeader, initialSummary } from "../summary.js";
+import { detachedEntry, idsToLookUp, validateBatch } from "../validate-batch.js";
 
 interface MemorySession {
   summary: SessionSummary;
@@ -54,7 +54,11 @@ export class MemoryStore implements SessionStore {
 
   async loadSession(owner: string, sessionId: string, options?: ReadOptions): Promise<StoredSession> {
     const session = this.find(owner, sessionId, options?.includeDeleted);
-    return { summary: { ...session.summary }, header: clone(session.header), entries: clone(session.entries) };
+    return {
+      summary: { ...session.summary },
+      header: clone(session.header),
+      entries: clone(session.entries),
+    };
   }
 
   async getSummary(owner: string, sessionId: string, options?: ReadOptions): Promise<SessionSummary> {
@@ -63,15 +67,11 @@ export class MemoryStore implements SessionStore {
 
   async listSessions(owner: string, options?: ListOptions): Promise<Page<SessionSummary>> {
     const query = normalizeListOptions(options);
-    const rows = [...(this.owners.get(requireOwner(owner))?.values() ?? [])]
-      .map((session) => session.summary)
-      .filter((summary) => (query.state === "all" ? true : (summary.deletedAt !== null) === (query.state === "deleted")))
-      .filter((summary) => query.search === null || searchText(summary).includes(query.search))
-      .filter((summary) => query.after === null || compareNewestFirst(query.after, summary) < 0)
-      .sort(compareNewestFirst)
-      .slice(0, query.limit + 1)
-      .map((summary) => ({ ...summary }));
-    return toPage(rows, query.limit);
+    const sessions = this.owners.get(requireOwner(owner))?.values() ?? [];
+    return pageFromSummaries(
+      [...sessions].map((session) => session.summary),
+      query,
+    );
   }
 
   async appendEntries(
@@ -91,7 +91,7 @@ export class MemoryStore implements SessionStore {
     const inserted = plan.toInsert.map((entry) => entry.id);
     if (!plan.changed) return { ...this.result(session), appended: [], skipped: plan.skipped };
     checkRevision(options.expectedRevision, session.summary.revision);
-    for (const entry of plan.toInsert) {
+    for (const entry of plan.toInsert.map(detachedEntry)) {
       session.entries.push(entry);
       session.byId.set(entry.id, entry);
     }
@@ -99,7 +99,12 @@ export class MemoryStore implements SessionStore {
     return { ...this.result(session), appended: inserted, skipped: plan.skipped };
   }
 
-  async setLeaf(owner: string, sessionId: string, leafId: string | null, options: WriteOptions = {}): Promise<WriteResult> {
+  async setLeaf(
+    owner: string,
+    sessionId: string,
+    leafId: string | null,
+    options: WriteOptions = {},
+  ): Promise<WriteResult> {
     const session = this.find(owner, sessionId);
     if (leafId !== null && !session.byId.has(leafId)) throw entryNotFound(sessionId, leafId);
     if (leafId === session.summary.leafId) return this.result(session);
@@ -174,10 +179,15 @@ export class MemoryStore implements SessionStore {
 
   async importJsonl(owner: string, jsonl: string, options?: ImportOptions): Promise<SessionSummary> {
     const imported = parseImport(jsonl, options);
-    return this.insert(owner, imported.header, imported.entries, imported.leafId);
+    return this.insert(owner, imported.header, imported.entries.map(detachedEntry), imported.leafId);
   }
 
-  private insert(owner: string, header: SessionHeader, entries: SessionEntry[], leafId: string | null): SessionSummary {
+  private insert(
+    owner: string,
+    header: SessionHeader,
+    entries: SessionEntry[],
+    leafId: string | null,
+  ): SessionSummary {
     let sessions = this.owners.get(requireOwner(owner));
     const taken = sessions?.get(header.id);
     if (taken) throw sessionExists(header.id, taken.summary.revision);

@@ -52,10 +52,16 @@ export function appendSpec(ctx: SpecContext): void {
 
   it("requires each parent to be stored or earlier in the batch", async () => {
     const { owner, id } = await fresh();
-    await rejectsWith(ctx.store().appendEntries(owner, id, [userMessage("x", "missing", "hi")]), "invalid_entry");
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [userMessage("x", "missing", "hi")]),
+      "invalid_entry",
+    );
     const later = [userMessage("c", "b", "child first"), userMessage("b", null, "parent second")];
     await rejectsWith(ctx.store().appendEntries(owner, id, later), "invalid_entry");
-    await rejectsWith(ctx.store().appendEntries(owner, id, [userMessage("self", "self", "loop")]), "invalid_entry");
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [userMessage("self", "self", "loop")]),
+      "invalid_entry",
+    );
     assert.equal((await ctx.store().getSummary(owner, id)).revision, 1);
   });
 
@@ -63,8 +69,14 @@ export function appendSpec(ctx: SpecContext): void {
     const { owner, id } = await fresh();
     const good = chain("g", 3);
     const bad = { type: "message", id: "g-bad", parentId: "g-2", timestamp: ts() };
-    await rejectsWith(ctx.store().appendEntries(owner, id, [...good, bad as unknown as SessionEntry]), "invalid_entry");
-    await rejectsWith(ctx.store().appendEntries(owner, id, [...good, userMessage("g-0", null, "changed")]), "duplicate_entry");
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [...good, bad as unknown as SessionEntry]),
+      "invalid_entry",
+    );
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [...good, userMessage("g-0", null, "changed")]),
+      "duplicate_entry",
+    );
     const loaded = await ctx.store().loadSession(owner, id);
     assert.deepEqual(loaded.entries, []);
     assert.equal(loaded.summary.revision, 1);
@@ -72,18 +84,39 @@ export function appendSpec(ctx: SpecContext): void {
 
   it("refuses unsafe ids, invalid entries and leaf markers", async () => {
     const { owner, id } = await fresh();
-    await rejectsWith(ctx.store().appendEntries(owner, id, [userMessage("../x", null, "hi")]), "invalid_entry");
-    await rejectsWith(ctx.store().appendEntries(owner, id, [userMessage("a/b", null, "hi")]), "invalid_entry");
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [userMessage("../x", null, "hi")]),
+      "invalid_entry",
+    );
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [userMessage("a/b", null, "hi")]),
+      "invalid_entry",
+    );
     const noTimestamp = { type: "label", id: "l1", parentId: null, targetId: "x" };
-    await rejectsWith(ctx.store().appendEntries(owner, id, [noTimestamp as unknown as SessionEntry]), "invalid_entry");
-    const marker = { type: "custom", customType: LEAF_MARKER_TYPE, id: "m1", parentId: null, timestamp: ts() };
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [noTimestamp as unknown as SessionEntry]),
+      "invalid_entry",
+    );
+    const marker = {
+      type: "custom",
+      customType: LEAF_MARKER_TYPE,
+      id: "m1",
+      parentId: null,
+      timestamp: ts(),
+    };
     await rejectsWith(ctx.store().appendEntries(owner, id, [marker as SessionEntry]), "invalid_entry");
   });
 
   it("keeps unknown entry types and unknown fields untouched", async () => {
     const { owner, id } = await fresh();
-    const odd = { type: "future_thing", id: "f1", parentId: null, timestamp: ts(), extra: { deep: [1, "two", null] } };
-    const withField = { ...userMessage("f2", "f1", "hello"), vendorField: "kept" } as SessionEntry;
+    const odd = {
+      type: "future_thing",
+      id: "f1",
+      parentId: null,
+      timestamp: ts(),
+      extra: { deep: [1, "two", null] },
+    };
+    const withField = { ...userMessage("f2", "f1", "hello"), vendorField: "kept" } as unknown as SessionEntry;
     await ctx.store().appendEntries(owner, id, [odd as unknown as SessionEntry, withField]);
     const { entries } = await ctx.store().loadSession(owner, id);
     assert.deepEqual(entries, [odd, withField]);
@@ -92,7 +125,9 @@ export function appendSpec(ctx: SpecContext): void {
   it("does not move the leaf when moveLeaf is false", async () => {
     const { owner, id } = await fresh();
     await ctx.store().appendEntries(owner, id, chain("m", 2));
-    const side = await ctx.store().appendEntries(owner, id, [userMessage("side", "m-0", "aside")], { moveLeaf: false });
+    const side = await ctx
+      .store()
+      .appendEntries(owner, id, [userMessage("side", "m-0", "aside")], { moveLeaf: false });
     assert.equal(side.leafId, "m-1");
     assert.equal(side.revision, 3);
   });

@@ -1,20 +1,30 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { assistantMessage, chain, ids, newOwner, rejectsWith, type SpecContext, userMessage } from "./helpers.js";
+import {
+  assistantMessage,
+  chain,
+  ids,
+  newOwner,
+  rejectsWith,
+  type SpecContext,
+  userMessage,
+} from "./helpers.js";
 
 export function branchSpec(ctx: SpecContext): void {
   /** root → a → b, with a second branch a → c → d and a third root r2. */
   async function forked() {
     const owner = newOwner();
     const { id } = await ctx.store().createSession(owner);
-    await ctx.store().appendEntries(owner, id, [
-      userMessage("root", null, "start"),
-      assistantMessage("a", "root", "reply"),
-      userMessage("b", "a", "first way"),
-      userMessage("c", "a", "second way"),
-      assistantMessage("d", "c", "second reply"),
-      userMessage("r2", null, "another root"),
-    ]);
+    await ctx
+      .store()
+      .appendEntries(owner, id, [
+        userMessage("root", null, "start"),
+        assistantMessage("a", "root", "reply"),
+        userMessage("b", "a", "first way"),
+        userMessage("c", "a", "second way"),
+        assistantMessage("d", "c", "second reply"),
+        userMessage("r2", null, "another root"),
+      ]);
     await ctx.store().setLeaf(owner, id, "d");
     return { owner, id };
   }

@@ -14,7 +14,9 @@ export function conflictsSpec(ctx: SpecContext): void {
     );
     assert.equal(error.currentRevision, 2);
     assert.equal((await ctx.store().loadSession(owner, id)).entries.length, 2);
-    const ok = await ctx.store().appendEntries(owner, id, [userMessage("c-x", "c-1", "late")], { expectedRevision: 2 });
+    const ok = await ctx
+      .store()
+      .appendEntries(owner, id, [userMessage("c-x", "c-1", "late")], { expectedRevision: 2 });
     assert.equal(ok.revision, 3);
   });
 
@@ -22,7 +24,10 @@ export function conflictsSpec(ctx: SpecContext): void {
     const owner = newOwner();
     const { id } = await ctx.store().createSession(owner);
     await ctx.store().appendEntries(owner, id, chain("w", 3));
-    const leafError = await rejectsWith(ctx.store().setLeaf(owner, id, "w-0", { expectedRevision: 1 }), "conflict");
+    const leafError = await rejectsWith(
+      ctx.store().setLeaf(owner, id, "w-0", { expectedRevision: 1 }),
+      "conflict",
+    );
     assert.equal(leafError.currentRevision, 2);
     assert.equal((await ctx.store().setLeaf(owner, id, "w-0", { expectedRevision: 2 })).revision, 3);
     await rejectsWith(ctx.store().deleteSession(owner, id, { expectedRevision: 2 }), "conflict");
@@ -52,8 +57,9 @@ export function conflictsSpec(ctx: SpecContext): void {
     const owner = newOwner();
     const { id } = await ctx.store().createSession(owner);
     const seen = [1];
-    seen.push((await ctx.store().appendEntries(owner, id, chain("n", 2))).revision);
-    seen.push((await ctx.store().appendEntries(owner, id, chain("n", 2))).revision);
+    const batch = chain("n", 2);
+    seen.push((await ctx.store().appendEntries(owner, id, batch)).revision);
+    seen.push((await ctx.store().appendEntries(owner, id, batch)).revision);
     seen.push((await ctx.store().setLeaf(owner, id, "n-0")).revision);
     seen.push((await ctx.store().setLeaf(owner, id, "n-0")).revision);
     seen.push((await ctx.store().appendEntries(owner, id, [])).revision);

@@ -59,7 +59,24 @@ export function createLoadSpec(ctx: SpecContext): void {
     await rejectsWith(ctx.store().getSummary(newOwner(), "no-such-session"), "session_not_found");
   });
 
-  it("survives close and a new instance on the same location", { skip: !ctx.target.capabilities.persistent }, async () => {
+  it("hands out copies: changing what was appended or read does not change the store", async () => {
+    const owner = newOwner();
+    const { id } = await ctx.store().createSession(owner);
+    const batch = chain("cp", 2);
+    const original = structuredClone(batch);
+    await ctx.store().appendEntries(owner, id, batch);
+    (batch[0] as { timestamp: string }).timestamp = "changed after append";
+    const loaded = await ctx.store().loadSession(owner, id);
+    (loaded.entries[1] as { timestamp: string }).timestamp = "changed after load";
+    const branch = await ctx.store().readBranch(owner, id);
+    (branch[0] as { timestamp: string }).timestamp = "changed after readBranch";
+    assert.deepEqual((await ctx.store().loadSession(owner, id)).entries, original);
+    assert.deepEqual(await ctx.store().readBranch(owner, id), original);
+  });
+
+  it("survives close and a new instance on the same location", {
+    skip: !ctx.target.capabilities.persistent,
+  }, async () => {
     const owner = newOwner();
     const { id } = await ctx.store().createSession(owner, { cwd: "/p", name: "kept" });
     await ctx.store().appendEntries(owner, id, chain("p", 5));

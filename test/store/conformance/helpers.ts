@@ -40,7 +40,12 @@ export function userMessage(id: string, parentId: string | null, text: string): 
   } as SessionEntry;
 }
 
-export function assistantMessage(id: string, parentId: string | null, text: string, model = "m-1"): SessionEntry {
+export function assistantMessage(
+  id: string,
+  parentId: string | null,
+  text: string,
+  model = "m-1",
+): SessionEntry {
   return {
     type: "message",
     id,
@@ -65,14 +70,21 @@ export function chain(prefix: string, count: number, parentId: string | null = n
   let parent = parentId;
   for (let i = 0; i < count; i++) {
     const id = `${prefix}-${i}`;
-    entries.push(i % 2 === 0 ? userMessage(id, parent, `${prefix} question ${i}`) : assistantMessage(id, parent, `answer ${i}`));
+    entries.push(
+      i % 2 === 0
+        ? userMessage(id, parent, `${prefix} question ${i}`)
+        : assistantMessage(id, parent, `answer ${i}`),
+    );
     parent = id;
   }
   return entries;
 }
 
 /** Asserts that a promise rejects with a sessiontree error of this code, and returns the error. */
-export async function rejectsWith(promise: Promise<unknown>, code: string): Promise<Error & Record<string, unknown>> {
+export async function rejectsWith(
+  promise: Promise<unknown>,
+  code: string,
+): Promise<Error & Record<string, unknown>> {
   let caught: unknown;
   try {
     await promise;
@@ -80,7 +92,11 @@ export async function rejectsWith(promise: Promise<unknown>, code: string): Prom
     caught = error;
   }
   assert.ok(caught instanceof Error, `expected a rejection with code ${code}, got success`);
-  assert.equal((caught as Error & { code?: string }).code, code, `unexpected error: ${(caught as Error).message}`);
+  assert.equal(
+    (caught as Error & { code?: string }).code,
+    code,
+    `unexpected error: ${(caught as Error).message}`,
+  );
   return caught as Error & Record<string, unknown>;
 }
 

@@ -1,0 +1,73 @@
+import type { SessionEntry, SessionHeader } from "../core/entry.js";
+import { nowIso } from "../core/ids.js";
+import type { SessionSummary } from "./store.js";
+import { searchText } from "./summary.js";
+
+/** A row of the `sessions` table, as both SQL backends name its columns. */
+export interface SessionRow {
+  pk: number | string;
+  owner: string;
+  id: string;
+  revision: number;
+  leaf_id: string | null;
+  name: string | null;
+  cwd: string;
+  parent_session: string | null;
+  created_at: string;
+  modified_at: string;
+  deleted_at: string | null;
+  header: string | SessionHeader;
+  entry_count: number;
+  message_count: number;
+  first_message: string;
+}
+
+export function rowToSummary(row: SessionRow): SessionSummary {
+  return {
+    id: row.id,
+    owner: row.owner,
+    cwd: row.cwd,
+    name: row.name ?? undefined,
+    parentSession: row.parent_session ?? undefined,
+    createdAt: row.created_at,
+    modifiedAt: row.modified_at,
+    revision: Number(row.revision),
+    leafId: row.leaf_id,
+    entryCount: Number(row.entry_count),
+    messageCount: Number(row.message_count),
+    firstMessage: row.first_message,
+    deletedAt: row.deleted_at,
+  };
+}
+
+export function rowHeader(row: Pick<SessionRow, "header">): SessionHeader {
+  return typeof row.header === "string" ? (JSON.parse(row.header) as SessionHeader) : row.header;
+}
+
+/** A column value that holds an entry: JSON text (SQLite) or already parsed (PostgreSQL `json`). */
+export function payloadToEntry(payload: unknown): SessionEntry {
+  return (typeof payload === "string" ? JSON.parse(payload) : payload) as SessionEntry;
+}
+
+/** The summary after a change: one more revision, modified now. */
+export function changed(summary: SessionSummary, change: Partial<SessionSummary>): SessionSummary {
+  return { ...summary, ...change, revision: summary.revision + 1, modifiedAt: nowIso() };
+}
+
+/** The mutable columns of a session row, in the order of both backends' UPDATE statements. */
+export function mutableColumns(summary: SessionSummary): unknown[] {
+  return [
+    summary.revision,
+    summary.leafId,
+    summary.name ?? null,
+    summary.modifiedAt,
+    summary.deletedAt,
+    summary.entryCount,
+    summary.messageCount,
+    summary.firstMessage,
+    searchText(summary),
+  ];
+}
+
+/** Sorts after every ISO timestamp: the first page's cursor, so one row-value comparison serves every page. */
+export const LIST_START = { modifiedAt: "~", id: "~" };

@@ -1,0 +1,70 @@
+import { nowIso } from "../../core/ids.js";
+import { type Migration, pendingMigrations } from "../migrations.js";
+import type { SqliteDatabase } from "./sqlite-config.js";
+
+export const MIGRATIONS_TABLE_DDL = `CREATE TABLE IF NOT EXISTS sessiontree_migrations (
+  version INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  applied_at TEXT NOT NULL
+)`;
+
+/**
+ * SQLite's schema, step by step. Sessions carry their summary (counts, first message, name,
+ * search text) so listing never reads entries; entries are keyed by (session, id) for the
+ * recursive branch walk and by (session, seq) for storage order.
+ */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "sessions and entries",
+    statements: [
+      `CREATE TABLE sessions (
+        pk INTEGER PRIMARY KEY AUTOINCREMENT,
+        owner TEXT NOT NULL,
+        id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        leaf_id TEXT,
+        name TEXT,
+        cwd TEXT NOT NULL,
+        parent_session TEXT,
+        created_at TEXT NOT NULL,
+        modified_at TEXT NOT NULL,
+        deleted_at TEXT,
+        header TEXT NOT NULL,
+        entry_count INTEGER NOT NULL,
+        message_count INTEGER NOT NULL,
+        first_message TEXT NOT NULL,
+        search_text TEXT NOT NULL,
+        UNIQUE (owner, id)
+      )`,
+      "CREATE INDEX sessions_owner_modified ON sessions (owner, modified_at, id)",
+      "CREATE INDEX sessions_deleted_at ON sessions (deleted_at) WHERE deleted_at IS NOT NULL",
+      `CREATE TABLE entries (
+        session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        parent_id TEXT,
+        type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        PRIMARY KEY (session_pk, id),
+        UNIQUE (session_pk, seq)
+      ) WITHOUT ROWID`,
+    ],
+  },
+];
+
+/** Applies the pending migrations, each with its row in `sessiontree_migrations`, in one transaction. */
+export function migrate(db: SqliteDatabase): void {
+  db.transaction(() => {
+    db.exec(MIGRATIONS_TABLE_DDL);
+    const rows = db.prepare("SELECT version FROM sessiontree_migrations").all() as Array<{ version: number }>;
+    const applied = new Set(rows.map((row) => Number(row.version)));
+    const record = db.prepare(
+      "INSERT INTO sessiontree_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+    );
+    for (const migration of pendingMigrations(SQLITE_MIGRATIONS, applied)) {
+      for (const statement of migration.statements) db.exec(statement);
+      record.run(migration.version, migration.name, nowIso());
+    }
+  }).immediate();
+}

@@ -1,0 +1,141 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import type { SessionEntry, SessionHeader } from "../../src/core/entry.js";
+
+/** A small seeded PRNG (mulberry32): every random choice in these tests is reproducible from a seed. */
+export class Rng {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  /** Integer in [min, max]. */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+}
+
+/** A fresh temporary folder; `cleanup` removes it. */
+export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `sessiontree-${prefix}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function header(id = "0195f0a0-0000-7000-8000-000000000001"): SessionHeader {
+  return { type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp/project" };
+}
+
+let clock = Date.parse("2026-01-01T00:00:00.000Z");
+function nextTimestamp(): string {
+  clock += 1000;
+  return new Date(clock).toISOString();
+}
+
+export function userEntry(id: string, parentId: string | null, text: string): SessionEntry {
+  return {
+    type: "message",
+    id,
+    parentId,
+    timestamp: nextTimestamp(),
+    message: { role: "user", content: [{ type: "text", text }], timestamp: clock },
+  } as SessionEntry;
+}
+
+export function assistantEntry(id: string, parentId: string | null, text: string): SessionEntry {
+  return {
+    type: "message",
+    id,
+    parentId,
+    timestamp: nextTimestamp(),
+    message: {
+      role: "assistant",
+      content: [{ type: "text", text }],
+      provider: "anthropic",
+      model: "claude-test",
+      api: "anthropic-messages",
+      usage: { input: 10, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 30 },
+      stopReason: "stop",
+      timestamp: clock,
+    },
+  } as SessionEntry;
+}
+
+/** A `custom` entry carrying a payload whose length is recorded, so a reader can tell it is whole. */
+export function payloadEntry(id: string, parentId: string | null, size: number, tag: string): SessionEntry {
+  return {
+    type: "custom",
+    id,
+    parentId,
+    timestamp: nextTimestamp(),
+    customType: "durability-test",
+    data: { tag, size, pad: "p".repeat(size) },
+  } as SessionEntry;
+}
+
+/** A line of a file with its place: the bytes exclude the newline; `end` is just past the newline. */
+export interface LineSpan {
+  bytes: Buffer;
+  offset: number;
+  end: number;
+  terminated: boolean;
+}
+
+/** Splits file bytes at `\n` the way the decoder does (a trailing piece without newline is unterminated). */
+export function splitLines(data: Buffer): LineSpan[] {
+  const lines: LineSpan[] = [];
+  let start = 0;
+  while (start < data.length) {
+    const newline = data.indexOf(10, start);
+    if (newline === -1) {
+      lines.push({ bytes: data.subarray(start), offset: start, end: data.length, terminated: false });
+      break;
+    }
+    lines.push({ bytes: data.subarray(start, newline), offset: start, end: newline + 1, terminated: true });
+    start = newline + 1;
+  }
+  return lines;
+}
+
+/** The quarantine files a writer left beside `path` for a torn tail that started at `offset`. */
+export function quarantinesAt(path: string, offset: number): Buffer[] {
+  const prefix = `${basename(path)}.torn-${offset}-`;
+  return readdirSync(dirname(path))
+    .filter((name) => name.startsWith(prefix))
+    .map((name) => readFileSync(join(dirname(path), name)));
+}
+
+/** Ids of entries that are on a parent cycle (their chain leads back to them), found independently. */
+export function entriesOnCycles(entries: readonly { id: string; parentId: string | null }[]): Set<string> {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const onCycle = new Set<string>();
+  for (const start of entries) {
+    let current = start.parentId === null ? undefined : byId.get(start.parentId);
+    for (let steps = 0; current && steps <= entries.length; steps++) {
+      if (current.id === start.id) {
+        onCycle.add(start.id);
+        break;
+      }
+      current = current.parentId === null ? undefined : byId.get(current.parentId);
+    }
+  }
+  return onCycle;
+}

@@ -1,0 +1,175 @@
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import type { SessionEntry } from "../../src/core/entry.js";
+import { isSessionTreeError } from "../../src/core/errors.js";
+import { encodeSession } from "../../src/format/jsonl/encode.js";
+import { SessionManager } from "../../src/session/session-manager.js";
+import { SessionFile } from "../../src/store/jsonl/session-file.js";
+import {
+  assistantEntry,
+  header,
+  type LineSpan,
+  payloadEntry,
+  quarantinesAt,
+  Rng,
+  splitLines,
+  tempDir,
+  userEntry,
+} from "./support.js";
+
+const { dir, cleanup } = tempDir("truncate");
+after(cleanup);
+
+/** A valid session with a branch, a label, multi-byte text (cuts land inside characters) and a large line. */
+function sampleSession(): { bytes: Buffer; entries: SessionEntry[] } {
+  const entries: SessionEntry[] = [];
+  let parent: string | null = null;
+  for (let i = 0; i < 12; i++) {
+    const user = userEntry(`u${i}`, parent, `question ${i}: héllo ✓ 😀 ${"x".repeat(i * 7)}`);
+    const reply = assistantEntry(`a${i}`, user.id, `answer ${i} — ça va 日本語`);
+    entries.push(user, reply);
+    parent = reply.id;
+  }
+  entries.push(userEntry("b1", "a5", "a second branch from a5"));
+  entries.push({
+    type: "label",
+    id: "l1",
+    parentId: "b1",
+    timestamp: "2026-01-02T00:00:00.000Z",
+    targetId: "a5",
+    label: "fork",
+  } as SessionEntry);
+  entries.push(payloadEntry("big", "l1", 20_000, "large"));
+  entries.push(userEntry("t1", "big", "almost done ✓"));
+  entries.push(userEntry("t2", "t1", "done 😀"));
+  entries.push(userEntry("t3", "t2", "one more, so the last three lines are small ✓"));
+  return { bytes: Buffer.from(encodeSession(header(), entries)), entries };
+}
+
+const sample = sampleSession();
+const lines = splitLines(sample.bytes);
+const entryLines = lines.slice(1);
+
+/** What a reader must recover from the first `cut` bytes: the entries whose line and newline fit. */
+function expectedAt(cut: number): { entries: SessionEntry[]; tailStart: number } {
+  const whole = entryLines.filter((line: LineSpan) => line.end <= cut);
+  const tailStart = whole.length > 0 ? (whole[whole.length - 1] as LineSpan).end : (lines[0] as LineSpan).end;
+  return { entries: sample.entries.slice(0, whole.length), tailStart };
+}
+
+let counter = 0;
+/** Writes the cut file in its own folder, so quarantine files of different cuts never mix. */
+function writeCut(cut: number): string {
+  const folder = join(dir, `cut-${counter++}`);
+  mkdirSync(folder);
+  const path = join(folder, "session.jsonl");
+  writeFileSync(path, sample.bytes.subarray(0, cut));
+  return path;
+}
+
+type Appender = (path: string) => { id: string; parentId: string | null };
+
+const appendWithFile: Appender = (path) => {
+  const file = SessionFile.open(path);
+  try {
+    const [entry] = file.write((tree) => [tree.append({ type: "session_info", name: "after the cut" })]);
+    return entry as SessionEntry;
+  } finally {
+    file.close();
+  }
+};
+
+const appendWithManager: Appender = (path) => {
+  const manager = SessionManager.open(path, undefined, "/tmp/project");
+  try {
+    const id = manager.appendMessage({ role: "user", content: "after the cut", timestamp: 1 });
+    return manager.getEntry(id) as SessionEntry;
+  } finally {
+    manager.close();
+  }
+};
+
+function checkCut(cut: number, append: Appender): void {
+  const path = writeCut(cut);
+  const headerEnd = (lines[0] as LineSpan).end;
+  if (cut < headerEnd) {
+    // The header itself is torn: the file is refused with a typed error and left exactly as it was.
+    assert.throws(
+      () => append(path),
+      (error) => isSessionTreeError(error),
+      `cut ${cut}`,
+    );
+    assert.deepEqual(readFileSync(path), sample.bytes.subarray(0, cut), `cut ${cut}: file changed`);
+    return;
+  }
+  const { entries, tailStart } = expectedAt(cut);
+  const tail = sample.bytes.subarray(tailStart, cut);
+
+  const opened = SessionFile.open(path);
+  assert.deepEqual(opened.tree.getStoredEntries(), entries, `cut ${cut}: recovered entries`);
+  const issues = opened.getIssues();
+  opened.close();
+  if (tail.length > 0) {
+    assert.deepEqual(
+      issues.map((i) => [i.code, i.offset]),
+      [["torn_tail", tailStart]],
+      `cut ${cut}: issues`,
+    );
+  } else {
+    assert.deepEqual(issues, [], `cut ${cut}: issues`);
+  }
+  assert.equal(statSync(path).size, cut, `cut ${cut}: opening wrote to the file`);
+
+  const appended = append(path);
+  const last = entries[entries.length - 1];
+  assert.equal(appended.parentId, last ? last.id : null, `cut ${cut}: new entry's parent`);
+  const after = readFileSync(path);
+  assert.deepEqual(
+    after.subarray(0, tailStart),
+    sample.bytes.subarray(0, tailStart),
+    `cut ${cut}: prefix kept`,
+  );
+  const newLines = splitLines(after.subarray(tailStart));
+  assert.equal(newLines.length, 1, `cut ${cut}: exactly one new line`);
+  assert.ok(newLines[0]?.terminated, `cut ${cut}: new line terminated`);
+  if (tail.length > 0) {
+    const kept = quarantinesAt(path, tailStart);
+    assert.equal(kept.length, 1, `cut ${cut}: one quarantine file`);
+    assert.deepEqual(kept[0], tail, `cut ${cut}: torn bytes kept byte-for-byte`);
+  }
+
+  const reopened = SessionFile.open(path);
+  assert.deepEqual(reopened.getIssues(), [], `cut ${cut}: reopens cleanly`);
+  assert.equal(reopened.tree.getLeafId(), appended.id, `cut ${cut}: leaf`);
+  assert.equal(reopened.tree.getStoredEntries().length, entries.length + 1, `cut ${cut}: entry count`);
+  reopened.close();
+  rmSync(join(path, ".."), { recursive: true });
+}
+
+test("a cut at every byte offset of the last three lines: entries before it recovered, the cut bytes kept", () => {
+  const start = (lines[lines.length - 3] as LineSpan).offset;
+  let checked = 0;
+  for (let cut = start; cut <= sample.bytes.length; cut++) {
+    checkCut(cut, appendWithFile);
+    checked++;
+  }
+  assert.ok(checked > 300, `only ${checked} offsets`);
+});
+
+test("a cut at random offsets anywhere (header included), appending through SessionFile and SessionManager", () => {
+  const rng = new Rng(7);
+  for (let i = 0; i < 240; i++) {
+    const cut = rng.int(0, sample.bytes.length);
+    checkCut(cut, i % 2 === 0 ? appendWithFile : appendWithManager);
+  }
+});
+
+test("a cut inside the large line, and a cut that leaves a complete JSON entry without its newline", () => {
+  const big = entryLines.find((line) => line.bytes.includes(Buffer.from('"big"'))) as LineSpan;
+  for (const cut of [big.offset + 1, big.offset + 10_000, big.end - 2, big.end - 1])
+    checkCut(cut, appendWithFile);
+  // end - 1 is exactly "the whole JSON, no newline": still not part of the session.
+  assert.equal(sample.bytes[big.end - 1], 10);
+});

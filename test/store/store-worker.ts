@@ -1,0 +1,51 @@
+// A child process of the two-writer tests (two-writers.ts): its own store instance appending to
+// one session with expected revisions, retrying on conflict. Prints one JSON line with what it saw.
+//   node --import tsx store-worker.ts <postgres|sqlite> <url|path> owner sessionId name count startAt gapMs
+import { isSessionTreeError } from "../../src/core/errors.js";
+import { PostgresStore } from "../../src/store/postgres/index.js";
+import { SqliteStore } from "../../src/store/sqlite/index.js";
+
+const [kind, location, owner, sessionId, name, countText, startAtText, gapText] = process.argv.slice(2);
+if (!location || !owner || !sessionId || !name)
+  throw new Error("usage: kind location owner sessionId name count startAt");
+const count = Number(countText);
+const store =
+  kind === "postgres"
+    ? new PostgresStore({ connectionString: location, maxConnections: 2 })
+    : new SqliteStore({ path: location });
+await store.init();
+
+const acks: Array<{ id: string; revision: number; expected: number }> = [];
+const conflicts: Array<{ expected: number; current: number | undefined }> = [];
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAtText) - Date.now())));
+for (let i = 0; i < count; i++) {
+  const id = `${name}-${i}`;
+  for (;;) {
+    const { revision, leafId } = await store.getSummary(owner, sessionId);
+    // A pause between read and write widens the race window (SQLite's writes are too quick to collide often).
+    if (Number(gapText) > 0)
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Number(gapText)));
+    const entry = {
+      type: "custom",
+      customType: "probe",
+      id,
+      parentId: leafId,
+      timestamp: new Date().toISOString(),
+    };
+    try {
+      const result = await store.appendEntries(owner, sessionId, [entry as never], {
+        expectedRevision: revision,
+      });
+      acks.push({ id, revision: result.revision, expected: revision });
+      break;
+    } catch (error) {
+      if (!isSessionTreeError(error, "conflict")) throw error;
+      conflicts.push({
+        expected: revision,
+        current: (error as { currentRevision?: number }).currentRevision,
+      });
+    }
+  }
+}
+await store.close();
+process.stdout.write(`${JSON.stringify({ name, acks, conflicts })}\n`);
