@@ -51,5 +51,6 @@ export function buildProgram(cli: Cli): Command {
   chat.register(program);
   serve.register(program);
   keys.register(program);
+  serve.registerPurge(program);
   return program;
 }

@@ -25,6 +25,8 @@ export interface ServerOptions {
   data?: string;
   /** `postgres://…`: use PostgreSQL instead of the embedded SQLite. */
   database?: string;
+  /** PostgreSQL connections per instance (store and server tables share them). @default 10 */
+  poolSize?: number;
   /** An already opened store (tests, embedding); the server's own tables then need `database` or `data`. */
   store?: SessionStore;
   /** Purge sessions soft-deleted longer ago than this, on a timer. Off unless set. */

@@ -8,6 +8,9 @@ import { type TSchema, Type } from "@sinclair/typebox";
 /** Ids as core's `isSafeId` allows them: no path separators, no control characters. */
 export const SafeId = Type.String({ pattern: "^[A-Za-z0-9._:-]{1,128}$", maxLength: 128 });
 
+/** Text that ends up in indexed columns: no NUL (PostgreSQL's text type cannot hold it). */
+const Text = (maxLength: number) => Type.String({ maxLength, pattern: "^[^\\u0000]*$" });
+
 export const SessionParams = Type.Object({ id: SafeId });
 export const KeyParams = Type.Object({ keyId: SafeId });
 
@@ -47,20 +50,20 @@ export const SessionPage = Type.Object({
 export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   cursor: Type.Optional(Type.String({ maxLength: 1024 })),
-  search: Type.Optional(Type.String({ maxLength: 256 })),
+  search: Type.Optional(Text(256)),
   state: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("deleted"), Type.Literal("all")])),
 });
 
 export const CreateSessionBody = Type.Object(
   {
-    cwd: Type.Optional(Type.String({ maxLength: 4096 })),
-    name: Type.Optional(Type.String({ maxLength: 1024 })),
-    parentSession: Type.Optional(Type.String({ maxLength: 4096 })),
+    cwd: Type.Optional(Text(4096)),
+    name: Type.Optional(Text(1024)),
+    parentSession: Type.Optional(Text(4096)),
   },
   { additionalProperties: false },
 );
 
-export const RenameBody = Type.Object({ name: Type.String({ maxLength: 1024 }) }, { additionalProperties: false });
+export const RenameBody = Type.Object({ name: Text(1024) }, { additionalProperties: false });
 
 /**
  * An entry as a client sends it. `id`, `parentId` and `timestamp` may be left out: the server fills
@@ -145,7 +148,7 @@ export const LabelBody = Type.Object(
   {
     targetId: SafeId,
     /** Empty or missing clears the label. */
-    label: Type.Optional(Type.String({ maxLength: 1024 })),
+    label: Type.Optional(Text(1024)),
   },
   { additionalProperties: false },
 );

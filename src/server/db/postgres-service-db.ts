@@ -37,16 +37,24 @@ const toKey = (r: KeyRecord): ApiKeyRow => ({
   revokedAt: r.revoked_at,
 });
 
-/** The server's tables in the sessions' PostgreSQL database, over a small pool of its own. */
+export function newPool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  return pool;
+}
+
+/** The server's tables in the sessions' PostgreSQL database, normally over the store's pool. */
 export class PostgresServiceDb implements ServiceDb {
   readonly kind = "postgres";
   private readonly pool: pg.Pool;
+  private readonly ownsPool: boolean;
   private closed = false;
 
-  constructor(connectionString: string, poolSize = 4) {
-    this.pool = new pg.Pool({ connectionString, max: poolSize });
-    // An idle client losing its connection must not crash the process.
-    this.pool.on("error", () => {});
+  /** A URL opens a small pool of its own; a pool (the store's) is shared and left open. */
+  constructor(database: string | pg.Pool) {
+    this.ownsPool = typeof database === "string";
+    this.pool = typeof database === "string" ? newPool(database, 2) : database;
   }
 
   async migrate(): Promise<void> {
@@ -54,7 +62,9 @@ export class PostgresServiceDb implements ServiceDb {
     try {
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-      await client.query("CREATE TABLE IF NOT EXISTS sessiontree_server_migrations (version INTEGER PRIMARY KEY)");
+      await client.query(
+        "CREATE TABLE IF NOT EXISTS sessiontree_server_migrations (version INTEGER PRIMARY KEY)",
+      );
       const { rows } = await client.query<{ v: number | null }>(
         "SELECT MAX(version) AS v FROM sessiontree_server_migrations",
       );
@@ -74,7 +84,7 @@ export class PostgresServiceDb implements ServiceDb {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.end();
+    if (this.ownsPool) await this.pool.end();
   }
 
   async insertKey(row: ApiKeyRow): Promise<void> {
@@ -115,14 +125,19 @@ export class PostgresServiceDb implements ServiceDb {
     return rows;
   }
 
-  async claimIdempotent(owner: string, key: string, requestHash: string, at: string): Promise<"claimed" | IdempotencyRow> {
+  async claimIdempotent(
+    owner: string,
+    key: string,
+    requestHash: string,
+    at: string,
+  ): Promise<"claimed" | IdempotencyRow> {
     const inserted = await this.pool.query(
       "INSERT INTO idempotency_keys (owner, key, request_hash, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
       [owner, key, requestHash, at],
     );
     if ((inserted.rowCount ?? 0) > 0) return "claimed";
     const { rows } = await this.pool.query(
-      "SELECT request_hash, status, body, content_type, etag FROM idempotency_keys WHERE owner = $1 AND key = $2",
+      "SELECT request_hash, created_at, status, body, content_type, etag FROM idempotency_keys WHERE owner = $1 AND key = $2",
       [owner, key],
     );
     if (!rows[0]) return this.claimIdempotent(owner, key, requestHash, at);

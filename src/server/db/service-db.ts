@@ -22,7 +22,12 @@ export interface ServiceDb {
    * Claims an idempotency key for one request. "claimed": go ahead, then `completeIdempotent` or
    * `releaseIdempotent`. Otherwise the stored row: pending (another request holds it) or done.
    */
-  claimIdempotent(owner: string, key: string, requestHash: string, at: string): Promise<"claimed" | IdempotencyRow>;
+  claimIdempotent(
+    owner: string,
+    key: string,
+    requestHash: string,
+    at: string,
+  ): Promise<"claimed" | IdempotencyRow>;
   completeIdempotent(owner: string, key: string, response: StoredResponse): Promise<void>;
   releaseIdempotent(owner: string, key: string): Promise<void>;
   /** Forgets keys claimed before `cutoff`. Returns how many. */
@@ -60,6 +65,8 @@ export interface StoredResponse {
 
 export interface IdempotencyRow {
   requestHash: string;
+  /** ISO time of the claim. */
+  claimedAt: string;
   /** Null while the first request is still running. */
   response: StoredResponse | null;
 }

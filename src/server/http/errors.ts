@@ -54,7 +54,11 @@ const STATUS_BY_CODE: Record<string, number> = {
  */
 export function toErrorReply(error: unknown): ErrorReply {
   if (error instanceof HttpError) {
-    return { status: error.status, body: { code: error.code, message: error.message }, headers: error.headers };
+    return {
+      status: error.status,
+      body: { code: error.code, message: error.message },
+      headers: error.headers,
+    };
   }
   if (error instanceof ConflictError) {
     const body = { code: error.code, message: error.message, currentRevision: error.currentRevision };
@@ -67,7 +71,20 @@ export function toErrorReply(error: unknown): ErrorReply {
     const message = error.code === "session_not_found" ? "Session not found" : error.message;
     return { status, body: { code: error.code, message }, headers: {} };
   }
+  if (isDataException(error)) {
+    const message = "The request holds data the database cannot store (e.g. a NUL character)";
+    return { status: 400, body: { code: "invalid_argument", message }, headers: {} };
+  }
   return { status: 500, body: { code: "internal", message: "Internal server error" }, headers: {} };
+}
+
+/**
+ * PostgreSQL's SQLSTATE class 22 ("data exception": NUL in text, bad encodings, overflows) is
+ * always caused by the data sent, so it is the client's 400, not the server's 500.
+ */
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^22[0-9A-Z]{3}$/.test(code);
 }
 
 /** Revisions travel as strong ETags: `"7"`. */
@@ -82,6 +99,6 @@ export function formatEtag(revision: number): string {
 export function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === "*") return undefined;
   const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
-  if (!match?.[1]) throw new HttpError(400, "invalid_request", "If-Match must name a revision, e.g. \"7\"");
+  if (!match?.[1]) throw new HttpError(400, "invalid_request", 'If-Match must name a revision, e.g. "7"');
   return Number(match[1]);
 }

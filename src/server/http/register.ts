@@ -23,16 +23,21 @@ export function registerRoute(app: Hono, route: AnyRoute, services: ServerServic
 }
 
 async function handleRequest(c: Context, route: AnyRoute, services: ServerServices): Promise<Response> {
-  const principal = route.public ? NO_PRINCIPAL : await services.auth.authenticate(c.req.header("authorization"));
+  const principal = route.public
+    ? NO_PRINCIPAL
+    : await services.auth.authenticate(c.req.header("authorization"));
   if (!route.public && services.rateLimiter) {
     const wait = services.rateLimiter.take(principal.credentialId);
-    if (wait > 0) throw new HttpError(429, "rate_limited", "Too many requests", { "Retry-After": String(wait) });
+    if (wait > 0)
+      throw new HttpError(429, "rate_limited", "Too many requests", { "Retry-After": String(wait) });
   }
-  const params = route.params ? validate(route.params, c.req.param(), "params") : {};
-  const query = route.query ? validateQuery(route.query, c.req.query()) : {};
+  type Fields = Record<string, unknown>;
+  const params: Fields = route.params ? validate<Fields>(route.params, c.req.param(), "params") : {};
+  const query: Fields = route.query ? validateQuery<Fields>(route.query, c.req.query()) : {};
   const ifMatch = route.conditional ? parseIfMatch(c.req.header("if-match")) : undefined;
   const rawBody = route.body ? await readRouteBody(c.req.raw, route, services) : "";
-  const body = route.body && route.bodyFormat !== "jsonl" ? validate(route.body, parseJson(rawBody), "body") : rawBody;
+  const body =
+    route.body && route.bodyFormat !== "jsonl" ? validate(route.body, parseJson(rawBody), "body") : rawBody;
   const run = () => route.handle({ params, query, body, principal, ifMatch, services });
 
   const idempotencyKey = route.idempotent ? c.req.header("idempotency-key") : undefined;
@@ -46,7 +51,8 @@ async function handleRequest(c: Context, route: AnyRoute, services: ServerServic
 
 async function readRouteBody(request: Request, route: AnyRoute, services: ServerServices): Promise<string> {
   if (route.bodyFormat !== "jsonl") requireJsonContentType(request);
-  const max = route.maxBodyBytes ?? services.limits.maxBodyBytes;
+  // A session file may be far larger than any one API call.
+  const max = route.bodyFormat === "jsonl" ? services.limits.maxImportBytes : services.limits.maxBodyBytes;
   return readBodyText(request, max);
 }
 
@@ -63,12 +69,17 @@ async function runIdempotent(
   hash: string,
   run: () => Promise<Reply>,
 ): Promise<Response> {
-  const claim = await services.db.claimIdempotent(owner, key, hash, services.now().toISOString());
+  const claim = await claimKey(services, owner, key, hash);
   if (claim !== "claimed") {
     if (claim.requestHash !== hash) {
-      throw new HttpError(422, "idempotency_key_reused", "This Idempotency-Key was used for a different request");
+      throw new HttpError(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used for a different request",
+      );
     }
-    if (!claim.response) throw new HttpError(409, "idempotency_in_progress", "A request with this key is in progress");
+    if (!claim.response)
+      throw new HttpError(409, "idempotency_in_progress", "A request with this key is in progress");
     return replay(claim.response);
   }
   let reply: Reply;
@@ -83,6 +94,23 @@ async function runIdempotent(
   return replay(stored);
 }
 
+/** A claim still pending after this long was left by a crashed instance: it may be taken over. */
+const ABANDONED_CLAIM_MS = 60_000;
+
+async function claimKey(services: ServerServices, owner: string, key: string, hash: string) {
+  const now = services.now();
+  const claim = await services.db.claimIdempotent(owner, key, hash, now.toISOString());
+  if (
+    claim === "claimed" ||
+    claim.response ||
+    now.getTime() - Date.parse(claim.claimedAt) < ABANDONED_CLAIM_MS
+  ) {
+    return claim;
+  }
+  await services.db.releaseIdempotent(owner, key);
+  return services.db.claimIdempotent(owner, key, hash, now.toISOString());
+}
+
 function serialize(reply: Reply): StoredResponse {
   const contentType = reply.contentType ?? "application/json";
   const body = typeof reply.body === "string" && reply.contentType ? reply.body : JSON.stringify(reply.body);
@@ -90,17 +118,18 @@ function serialize(reply: Reply): StoredResponse {
   return { status: reply.status ?? 200, body, contentType, etag };
 }
 
-function replay(stored: StoredResponse): Response {
-  const headers: Record<string, string> = { "content-type": stored.contentType };
+/**
+ * Headers go in with the constructor, as a plain object: @hono/node-server's lightweight Response
+ * then writes them straight to the socket instead of building a full web Response.
+ */
+function replay(stored: StoredResponse, extra: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = { "content-type": stored.contentType, ...extra };
   if (stored.etag) headers.etag = stored.etag;
   return new Response(stored.status === 204 ? null : stored.body, { status: stored.status, headers });
 }
 
 function toResponse(reply: Reply): Response {
-  const stored = serialize(reply);
-  const response = replay(stored);
-  for (const [name, value] of Object.entries(reply.headers ?? {})) response.headers.set(name, value);
-  return response;
+  return replay(serialize(reply), reply.headers);
 }
 
 export function sendError(_c: Context, error: unknown): Response {

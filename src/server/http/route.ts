@@ -15,7 +15,11 @@ export interface ResponseSpec {
  * One API operation, declared as data: the same object is registered with Hono, validated at the
  * edge and written into /openapi.json, so the three cannot disagree.
  */
-export interface RouteSpec<P extends TObject = TObject, Q extends TObject = TObject, B extends TSchema = TSchema> {
+export interface RouteSpec<
+  P extends TObject = TObject,
+  Q extends TObject = TObject,
+  B extends TSchema = TSchema,
+> {
   method: HttpMethod;
   /** Hono syntax: `/v1/sessions/:id`. */
   path: string;
@@ -27,10 +31,8 @@ export interface RouteSpec<P extends TObject = TObject, Q extends TObject = TObj
   params?: P;
   query?: Q;
   body?: B;
-  /** "json" (default when `body` is set) or "jsonl": the raw text of a pi session file. */
+  /** "json" (default when `body` is set) or "jsonl": the raw text of a pi session file (import limit). */
   bodyFormat?: "json" | "jsonl";
-  /** Overrides the server's body limit for this route (imports are larger). */
-  maxBodyBytes?: number;
   /** Honours `If-Match` (412 with the current revision when stale). */
   conditional?: boolean;
   /** Honours `Idempotency-Key` (a retry replays the first response). */
@@ -65,6 +67,8 @@ export interface Reply {
 export type AnyRoute = RouteSpec<TObject, TObject, TSchema>;
 
 /** Identity with inference: keeps each route's params/query/body types checked inside `handle`. */
-export function defineRoute<P extends TObject, Q extends TObject, B extends TSchema>(spec: RouteSpec<P, Q, B>): RouteSpec<P, Q, B> {
+export function defineRoute<P extends TObject, Q extends TObject, B extends TSchema>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec<P, Q, B> {
   return spec;
 }

@@ -1,0 +1,36 @@
+import type { Static } from "@sinclair/typebox";
+import type * as S from "../server/schemas.js";
+
+/** Wire types, derived from the server's own schemas (type-only: nothing of the server is loaded). */
+export type SessionSummary = Static<typeof S.SessionSummary>;
+export type SessionPage = Static<typeof S.SessionPage>;
+export type ListQuery = Static<typeof S.ListQuery>;
+export type CreateSessionInput = Static<typeof S.CreateSessionBody>;
+export type EntryInput = Static<typeof S.EntryInput> & Record<string, unknown>;
+export type Entry = Static<typeof S.Entry> & Record<string, unknown>;
+export type AppendResult = Static<typeof S.AppendResult>;
+export type WriteResult = Static<typeof S.WriteResult>;
+export type EntryPage = Static<typeof S.EntryPage>;
+export type BranchResult = Static<typeof S.BranchResult>;
+export type ContextResult = Static<typeof S.ContextResult>;
+export type TreeResult = Static<typeof S.TreeResult>;
+export type ApiKeyInfo = Static<typeof S.ApiKeyInfo>;
+export type CreatedKey = Static<typeof S.CreatedKey>;
+export type DeletionRecord = Static<typeof S.DeletionRecord>;
+
+/** Options of every write. */
+export interface WriteOptions {
+  /** Expected revision (sent as If-Match): a stale one fails with status 412, code "conflict". */
+  ifMatch?: number;
+  /** Sent as Idempotency-Key: a retry with the same key gets the first answer, not a second write. */
+  idempotencyKey?: string;
+}
+
+export interface ClientOptions {
+  /** e.g. "http://127.0.0.1:7373" */
+  baseUrl: string;
+  /** An API key (`st_…`) or a JWT. */
+  token: string;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+}

@@ -1,0 +1,58 @@
+import { Hono } from "hono";
+import { HttpError } from "./http/errors.js";
+import { registerRoute, sendError } from "./http/register.js";
+import type { AnyRoute } from "./http/route.js";
+import type { ServerOptions } from "./options.js";
+import { deletionRoutes } from "./routes/deletions.js";
+import { entryRoutes } from "./routes/entries.js";
+import { keyRoutes } from "./routes/keys.js";
+import { health, openApiRoute } from "./routes/meta.js";
+import { navigationRoutes } from "./routes/navigation.js";
+import { sessionRoutes } from "./routes/sessions.js";
+import { transferRoutes } from "./routes/transfer.js";
+import { viewRoutes } from "./routes/views.js";
+import type { ServerServices } from "./services.js";
+
+export const API_VERSION = "1.0.0";
+
+/** Every API route, in registration order; /openapi.json is generated from this same list. */
+export function apiRoutes(): AnyRoute[] {
+  const routes: AnyRoute[] = [
+    health,
+    ...transferRoutes,
+    ...sessionRoutes,
+    ...entryRoutes,
+    ...navigationRoutes,
+    ...viewRoutes,
+    ...keyRoutes,
+    ...deletionRoutes,
+  ];
+  routes.push(openApiRoute(() => routes, API_VERSION));
+  return routes;
+}
+
+function pathPattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/:[A-Za-z0-9_]+/g, "[^/]+")}/?$`);
+}
+
+/** The Hono app: declared routes, then extensions (the viewer), then JSON 404/405 answers. */
+export function buildApp(services: ServerServices, extend?: ServerOptions["extend"]): Hono {
+  const app = new Hono();
+  const routes = apiRoutes();
+  for (const route of routes) registerRoute(app, route, services);
+  extend?.(app, services);
+
+  const patterns = routes.map((route) => ({ route, pattern: pathPattern(route.path) }));
+  app.notFound((c) => {
+    const allowed = patterns
+      .filter((p) => p.pattern.test(c.req.path))
+      .map((p) => p.route.method.toUpperCase());
+    if (allowed.length === 0) return sendError(c, new HttpError(404, "route_not_found", "No such route"));
+    const error = new HttpError(405, "method_not_allowed", `Allowed: ${allowed.join(", ")}`, {
+      Allow: allowed.join(", "),
+    });
+    return sendError(c, error);
+  });
+  app.onError((error, c) => sendError(c, error));
+  return app;
+}

@@ -1,0 +1,68 @@
+import { defineRoute } from "../http/route.js";
+import {
+  AppendBody,
+  AppendResult,
+  BranchResult,
+  EntriesQuery,
+  EntryPage,
+  LeafQuery,
+  SessionParams,
+} from "../schemas.js";
+import { appendDrafts } from "./append.js";
+import { SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+
+const tag = "entries";
+
+export const appendEntries = defineRoute({
+  method: "post",
+  path: "/v1/sessions/:id/entries",
+  operationId: "appendEntries",
+  summary: "Append a batch atomically; entries with known ids are skipped (idempotent retry)",
+  tag,
+  params: SessionParams,
+  body: AppendBody,
+  conditional: true,
+  idempotent: true,
+  responses: { 200: { description: "Appended", schema: AppendResult }, ...WRITE_ERRORS },
+  async handle({ params, body, principal, ifMatch, services }) {
+    const result = await appendDrafts(services, principal.userId, params.id, body.entries, {
+      ifMatch,
+      moveLeaf: body.moveLeaf,
+    });
+    return { body: result, revision: result.revision };
+  },
+});
+
+export const readEntries = defineRoute({
+  method: "get",
+  path: "/v1/sessions/:id/entries",
+  operationId: "readEntries",
+  summary: "Entries in storage order, paged: pass nextAfter as after",
+  tag,
+  params: SessionParams,
+  query: EntriesQuery,
+  responses: { 200: { description: "A page of entries", schema: EntryPage }, ...SESSION_ERRORS },
+  async handle({ params, query, principal, services }) {
+    return { body: await services.store.readEntries(principal.userId, params.id, query) };
+  },
+});
+
+export const readBranch = defineRoute({
+  method: "get",
+  path: "/v1/sessions/:id/branch",
+  operationId: "readBranch",
+  summary: "One branch: the path root → leafId (default: the session's leaf)",
+  tag,
+  params: SessionParams,
+  query: LeafQuery,
+  responses: { 200: { description: "The path", schema: BranchResult }, ...SESSION_ERRORS },
+  async handle({ params, query, principal, services }) {
+    const summary = await services.store.getSummary(principal.userId, params.id);
+    const leafId = query.leafId ?? summary.leafId;
+    const entries =
+      leafId === null ? [] : await services.store.readBranch(principal.userId, params.id, leafId);
+    return { body: { leafId, entries }, revision: summary.revision };
+  },
+});
+
+export const entryRoutes = [appendEntries, readEntries, readBranch];

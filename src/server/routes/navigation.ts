@@ -1,0 +1,120 @@
+import { defineRoute } from "../http/route.js";
+import {
+  AppendResult,
+  BranchBody,
+  LabelBody,
+  LabelsResult,
+  SessionParams,
+  SetLeafBody,
+  WriteResult,
+} from "../schemas.js";
+import { appendDrafts } from "./append.js";
+import { checkIfMatch, SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+
+const tag = "navigation";
+
+export const setLeaf = defineRoute({
+  method: "put",
+  path: "/v1/sessions/:id/leaf",
+  operationId: "setLeaf",
+  summary: "Move the leaf (rewind or check out another branch; null: before the root). Nothing is deleted",
+  tag,
+  params: SessionParams,
+  body: SetLeafBody,
+  conditional: true,
+  idempotent: true,
+  responses: { 200: { description: "Moved", schema: WriteResult }, ...WRITE_ERRORS },
+  async handle({ params, body, principal, ifMatch, services }) {
+    const owner = principal.userId;
+    const result = await services.queue.run(owner, params.id, async () => {
+      await checkIfMatch(services, owner, params.id, ifMatch);
+      const moved = await services.store.setLeaf(owner, params.id, body.leafId, {
+        expectedRevision: ifMatch,
+      });
+      services.leaves.remember(owner, params.id, moved);
+      return moved;
+    });
+    return { body: result, revision: result.revision };
+  },
+});
+
+export const branchSession = defineRoute({
+  method: "post",
+  path: "/v1/sessions/:id/branches",
+  operationId: "branchSession",
+  summary: "Branch from an entry; with a summary, a branch_summary entry under it becomes the leaf",
+  tag,
+  params: SessionParams,
+  body: BranchBody,
+  conditional: true,
+  idempotent: true,
+  responses: { 200: { description: "Branched", schema: AppendResult }, ...WRITE_ERRORS },
+  async handle({ params, body, principal, ifMatch, services }) {
+    const owner = principal.userId;
+    if (body.summary === undefined) {
+      const moved = await services.queue.run(owner, params.id, async () => {
+        await checkIfMatch(services, owner, params.id, ifMatch);
+        const result = await services.store.setLeaf(owner, params.id, body.fromId, {
+          expectedRevision: ifMatch,
+        });
+        services.leaves.remember(owner, params.id, result);
+        return result;
+      });
+      return { body: { ...moved, appended: [], skipped: [] }, revision: moved.revision };
+    }
+    const draft = {
+      type: "branch_summary",
+      parentId: body.fromId,
+      fromId: body.fromId ?? "root",
+      summary: body.summary,
+      ...(body.details === undefined ? {} : { details: body.details }),
+    };
+    // The draft names its parent, so only a client If-Match guards it: branching needs no leaf read.
+    const result = await appendDrafts(services, owner, params.id, [draft], { ifMatch });
+    return { body: result, revision: result.revision };
+  },
+});
+
+export const getLabels = defineRoute({
+  method: "get",
+  path: "/v1/sessions/:id/labels",
+  operationId: "getLabels",
+  summary: "Current labels by target entry id",
+  tag,
+  params: SessionParams,
+  responses: { 200: { description: "Labels", schema: LabelsResult }, ...SESSION_ERRORS },
+  async handle({ params, principal, services }) {
+    const session = await services.store.loadSession(principal.userId, params.id);
+    const labels: Record<string, string> = {};
+    for (const entry of session.entries) {
+      if (entry.type !== "label") continue;
+      if (entry.label) labels[entry.targetId] = entry.label;
+      else delete labels[entry.targetId];
+    }
+    return { body: { labels }, revision: session.summary.revision };
+  },
+});
+
+export const setLabel = defineRoute({
+  method: "post",
+  path: "/v1/sessions/:id/labels",
+  operationId: "setLabel",
+  summary: "Label an entry (an empty label clears it): appends a label entry, as pi does",
+  tag,
+  params: SessionParams,
+  body: LabelBody,
+  conditional: true,
+  idempotent: true,
+  responses: { 200: { description: "Labelled", schema: AppendResult }, ...WRITE_ERRORS },
+  async handle({ params, body, principal, ifMatch, services }) {
+    const owner = principal.userId;
+    // The target must exist; readBranch answers entry_not_found (404) otherwise.
+    await services.store.readBranch(owner, params.id, body.targetId);
+    const label = body.label?.trim() || undefined;
+    const draft = { type: "label", targetId: body.targetId, label };
+    const result = await appendDrafts(services, owner, params.id, [draft], { ifMatch });
+    return { body: result, revision: result.revision };
+  },
+});
+
+export const navigationRoutes = [setLeaf, branchSession, getLabels, setLabel];

@@ -1,0 +1,43 @@
+import { Type } from "@sinclair/typebox";
+import { defineRoute } from "../http/route.js";
+import { SessionParams, SessionSummary } from "../schemas.js";
+import { SESSION_ERRORS, summaryReply, WRITE_ERRORS } from "./common.js";
+
+const tag = "transfer";
+const JSONL = "application/x-ndjson";
+
+export const exportSession = defineRoute({
+  method: "get",
+  path: "/v1/sessions/:id/export",
+  operationId: "exportSession",
+  summary: "The session as a pi v3 JSONL file",
+  tag,
+  params: SessionParams,
+  responses: {
+    200: { description: "pi JSONL", schema: Type.String(), contentType: JSONL },
+    ...SESSION_ERRORS,
+  },
+  async handle({ params, principal, services }) {
+    const text = await services.store.exportJsonl(principal.userId, params.id);
+    return { body: text, contentType: JSONL };
+  },
+});
+
+export const importSession = defineRoute({
+  method: "post",
+  path: "/v1/sessions/import",
+  operationId: "importSession",
+  summary: "Import a pi JSONL file (v1-v3) as a new session; the server gives it a new id",
+  tag,
+  body: Type.String({ description: "The JSONL file, as is" }),
+  bodyFormat: "jsonl",
+  idempotent: true,
+  responses: { 201: { description: "Imported", schema: SessionSummary }, ...WRITE_ERRORS },
+  async handle({ body, principal, services }) {
+    // Always a new id: a file's id may be guessable, or someone else's.
+    const summary = await services.store.importJsonl(principal.userId, body, { newId: true });
+    return summaryReply(summary, 201);
+  },
+});
+
+export const transferRoutes = [exportSession, importSession];

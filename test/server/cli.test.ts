@@ -1,0 +1,186 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Command } from "commander";
+import { register } from "../../src/cli/commands/keys.js";
+import { registerPurge } from "../../src/cli/commands/serve.js";
+import { openBackends, openServiceDb } from "../../src/server/index.js";
+import { call, freshPgDatabase } from "./helpers.js";
+
+const CHILD = join(import.meta.dirname, "cli-child.ts");
+
+/** Runs `sessiontree keys …` in this process (fast), returning what it printed. */
+async function cli(...args: string[]): Promise<string> {
+  const program = new Command("sessiontree").exitOverride();
+  register(program);
+  const printed: string[] = [];
+  const log = console.log;
+  const exitCode = process.exitCode;
+  console.log = (...parts: unknown[]) => printed.push(parts.join(" "));
+  const error = console.error;
+  console.error = () => {};
+  try {
+    await program.parseAsync(["node", "sessiontree", ...args]);
+    if (process.exitCode) throw new Error(`exit code ${process.exitCode}`);
+  } finally {
+    console.log = log;
+    console.error = error;
+    process.exitCode = exitCode;
+  }
+  return printed.join("\n");
+}
+
+async function serve(...args: string[]) {
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, "serve", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  child.stdout.setEncoding("utf8");
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+  });
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      const [code] = await once(child, "exit");
+      return code as number | null;
+    },
+  };
+}
+
+describe("sessiontree keys / serve", () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "st-cli-"));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("creates, lists and revokes keys in the data folder that serve uses", async () => {
+    const created = JSON.parse(
+      await cli("keys", "create", "--user", "alice", "--name", "laptop", "--data", dir, "--json"),
+    );
+    assert.match(created.key, /^st_[0-9a-f]{12}_/);
+    const server = await serve("--data", dir);
+    try {
+      const ok = await call(server.url, "POST", "/v1/sessions", { key: created.key, body: { name: "cli" } });
+      assert.equal(ok.status, 201);
+      const listed = JSON.parse(await cli("keys", "list", "--user", "alice", "--data", dir, "--json"));
+      assert.deepEqual(
+        listed.map((k: { id: string; name: string; revokedAt: string | null }) => [
+          k.id,
+          k.name,
+          k.revokedAt,
+        ]),
+        [[created.id, "laptop", null]],
+      );
+      assert.ok(!JSON.stringify(listed).includes(created.key.split("_")[2]), "the secret is never listed");
+      await cli("keys", "revoke", "--user", "alice", created.id, "--data", dir);
+      const refused = await call(server.url, "GET", "/v1/sessions", { key: created.key });
+      assert.equal(refused.status, 401, "a running server refuses the key at once");
+    } finally {
+      assert.equal(await server.stop(), 0, "serve exits cleanly on SIGTERM");
+    }
+  });
+
+  it("will not revoke another user's key", async () => {
+    const created = JSON.parse(await cli("keys", "create", "--user", "bob", "--data", dir, "--json"));
+    await assert.rejects(cli("keys", "revoke", "--user", "mallory", created.id, "--data", dir));
+    const listed = JSON.parse(await cli("keys", "list", "--user", "bob", "--data", dir, "--json"));
+    assert.equal(listed[0].revokedAt, null);
+  });
+
+  it("manages keys in PostgreSQL with --database", async () => {
+    const db = await freshPgDatabase();
+    try {
+      const created = JSON.parse(
+        await cli("keys", "create", "--user", "carol", "--database", db.url, "--json"),
+      );
+      await cli("keys", "revoke", "--user", "carol", created.key, "--database", db.url);
+      const service = await openServiceDb({ database: db.url });
+      const row = await service.findKey(created.id);
+      await service.close();
+      assert.equal(row?.userId, "carol");
+      assert.notEqual(row?.revokedAt, null, "revoked by the whole key as well as by its id");
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe("sessiontree purge-deleted", () => {
+  it("purges only sessions soft-deleted longer ago than the period, and audits it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "st-purge-"));
+    try {
+      const { key } = JSON.parse(await cli("keys", "create", "--user", "dora", "--data", dir, "--json"));
+      const server = await serve("--data", dir);
+      let doomed: string;
+      let live: string;
+      try {
+        doomed = (await call(server.url, "POST", "/v1/sessions", { key, body: {} })).json.id;
+        live = (await call(server.url, "POST", "/v1/sessions", { key, body: {} })).json.id;
+        assert.equal((await call(server.url, "DELETE", `/v1/sessions/${doomed}`, { key })).status, 200);
+      } finally {
+        await server.stop();
+      }
+      const program = new Command("sessiontree").exitOverride();
+      registerPurge(program);
+      const printed: string[] = [];
+      const log = console.log;
+      console.log = (line: string) => printed.push(line);
+      try {
+        await program.parseAsync([
+          "node",
+          "sessiontree",
+          "purge-deleted",
+          "--older-than-days",
+          "1",
+          "--data",
+          dir,
+        ]);
+        await program.parseAsync([
+          "node",
+          "sessiontree",
+          "purge-deleted",
+          "--older-than-days",
+          "0",
+          "--data",
+          dir,
+        ]);
+      } finally {
+        console.log = log;
+      }
+      assert.deepEqual(printed, ["purged 0 sessions", "purged 1 session"]);
+      const backends = await openBackends({ data: dir });
+      try {
+        await assert.rejects(backends.store.getSummary("dora", doomed, { includeDeleted: true }), {
+          code: "session_not_found",
+        });
+        assert.equal((await backends.store.getSummary("dora", live)).id, live);
+        const audit = await backends.db.listDeletions("dora", 10);
+        assert.deepEqual(
+          audit.map((r) => [r.action, r.via, r.sessionId]),
+          [
+            ["retention_purge", "cli", doomed],
+            ["delete", "api", doomed],
+          ],
+        );
+      } finally {
+        await backends.db.close();
+        await backends.store.close();
+        await backends.close?.();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

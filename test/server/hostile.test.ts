@@ -1,0 +1,332 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { BACKENDS, type CallOptions, startTestServer, type TestServer, userMessage } from "./helpers.js";
+
+interface Hostile {
+  method: string;
+  path: string;
+  options: CallOptions;
+}
+
+/** A small seeded PRNG (mulberry32), so a failure can be replayed. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const LIMITS = {
+  maxBodyBytes: 64 * 1024,
+  maxEntryBytes: 8 * 1024,
+  maxEntriesPerRequest: 50,
+  maxImportBytes: 128 * 1024,
+};
+
+/** Request makers, each certain to be refused with a 4xx. */
+function makers(key: string, session: string, random: () => number): Array<() => Hostile> {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  const s = `/v1/sessions/${session}`;
+  const json = (
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Hostile => ({
+    method,
+    path,
+    options: { key, body, headers },
+  });
+  const raw = (method: string, path: string, text: string, type = "application/json"): Hostile => ({
+    method,
+    path,
+    options: { key, raw: text, headers: { "content-type": type } },
+  });
+  const valid = JSON.stringify({ entries: [userMessage("hi")] });
+  const badIds = [
+    "../etc",
+    "a/b",
+    "a\\b",
+    "..",
+    "with space",
+    "x".repeat(200),
+    "nul\u0000",
+    "semi;colon",
+    "%2F",
+    "",
+  ];
+  return [
+    // Malformed JSON.
+    () => raw("POST", `${s}/entries`, valid.slice(0, Math.floor(random() * (valid.length - 1)))),
+    () =>
+      raw(
+        "POST",
+        `${s}/entries`,
+        pick(["{", "]", "nul", "{'a':1}", "\u0000", "\ufeff{}x", '{"entries":[}', "1e999x"]),
+      ),
+    () =>
+      raw(
+        "POST",
+        "/v1/sessions",
+        Array.from({ length: 40 }, () => String.fromCharCode(Math.floor(random() * 128))).join(""),
+      ),
+    () => raw("POST", `${s}/entries`, `${"[".repeat(50_000)}${"]".repeat(50_000)}`),
+    () => raw("PUT", `${s}/leaf`, `{"leafId":${'{"a":'.repeat(200)}1${"}".repeat(200)}}`),
+    // Wrong types and shapes.
+    () =>
+      json(
+        "POST",
+        `${s}/entries`,
+        pick([{}, [], "x", 5, null, { entries: "x" }, { entries: [] }, { entries: [1] }]),
+      ),
+    () => json("POST", `${s}/entries`, { entries: [{ type: pick([5, "", null, true]) }] }),
+    () => json("POST", `${s}/entries`, { entries: [{ type: "message", message: pick(["x", 5, null, {}]) }] }),
+    () => json("POST", `${s}/entries`, { entries: [{ type: "compaction", summary: 1 }] }),
+    () => json("POST", `${s}/entries`, { entries: [userMessage("x")], moveLeaf: "yes" }),
+    () => json("POST", `${s}/entries`, { entries: [userMessage("x")], extra: true }),
+    () => json("PUT", `${s}/leaf`, pick([{ leafId: 5 }, {}, { leafId: ["a"] }, { leafId: null, more: 1 }])),
+    () => json("PATCH", s, pick([{ name: 5 }, {}, { name: "x", owner: "bob" }])),
+    () => json("POST", "/v1/sessions", pick([{ cwd: 5 }, { id: "chosen" }, { owner: "bob" }, []])),
+    () =>
+      json("POST", `${s}/labels`, pick([{ targetId: 1 }, { label: "x" }, { targetId: "a/b", label: "x" }])),
+    () => json("POST", `${s}/branches`, pick([{ fromId: 7 }, { summary: "s" }, { fromId: "x", summary: 5 }])),
+    // Unknown parents, entries and targets.
+    () =>
+      json("POST", `${s}/entries`, {
+        entries: [{ ...userMessage("x"), parentId: `nope${Math.floor(random() * 1e6)}` }],
+      }),
+    () => json("PUT", `${s}/leaf`, { leafId: `missing${Math.floor(random() * 1e6)}` }),
+    () => json("POST", `${s}/labels`, { targetId: "missing1", label: "x" }),
+    () => json("POST", `${s}/branches`, { fromId: "missing2", summary: "lost" }),
+    // Ids with path characters, in the path and in bodies.
+    () => ({
+      method: "GET",
+      path: `/v1/sessions/${encodeURIComponent(pick(badIds))}/tree`,
+      options: { key },
+    }),
+    () => json("POST", `${s}/entries`, { entries: [{ ...userMessage("x"), id: pick(badIds) }] }),
+    () => json("PUT", `${s}/leaf`, { leafId: pick(badIds) }),
+    () => ({
+      method: "GET",
+      path: `${s}/context?leafId=${encodeURIComponent(pick(badIds))}`,
+      options: { key },
+    }),
+    // Bad queries.
+    () => ({
+      method: "GET",
+      path: `/v1/sessions?${pick(["limit=-1", "limit=abc", "limit=100000", "state=gone", "cursor=%%%", "cursor=bm9wZQ"])}`,
+      options: { key },
+    }),
+    () => ({
+      method: "GET",
+      path: `${s}/entries?${pick(["after=-5", "after=x", "limit=0", "limit=99999"])}`,
+      options: { key },
+    }),
+    // Headers.
+    () =>
+      json(
+        "POST",
+        `${s}/entries`,
+        { entries: [userMessage("x")] },
+        { "if-match": pick(["abc", '"-1"', "W/", '"1", "2"']) },
+      ),
+    () =>
+      json(
+        "POST",
+        `${s}/entries`,
+        { entries: [userMessage("x")] },
+        { "idempotency-key": pick(["has space", "k".repeat(300), "é"]) },
+      ),
+    () =>
+      raw("POST", `${s}/entries`, valid, pick(["text/plain", "application/xml", "", "multipart/form-data"])),
+    () => ({
+      method: "GET",
+      path: s,
+      options: {
+        key: null,
+        headers: {
+          authorization: pick([
+            "Basic YTpi",
+            "Bearer",
+            `Bearer ${"x".repeat(5000)}`,
+            "Bearer a.b.c",
+            "st_abc",
+          ]),
+        },
+      },
+    }),
+    () => ({ method: "GET", path: s, options: { key: `st_${"0".repeat(12)}_${"A".repeat(43)}` } }),
+    // Limits.
+    () => raw("POST", `${s}/entries`, JSON.stringify({ entries: [userMessage("x".repeat(70 * 1024))] })),
+    () => json("POST", `${s}/entries`, { entries: [userMessage("y".repeat(9 * 1024))] }),
+    () => json("POST", `${s}/entries`, { entries: Array.from({ length: 51 }, () => userMessage("z")) }),
+    () => raw("POST", "/v1/sessions/import", "x".repeat(130 * 1024), "application/x-ndjson"),
+    // Imports that are not sessions.
+    () =>
+      raw(
+        "POST",
+        "/v1/sessions/import",
+        pick(["", "not json\n", '{"type":"message"}\n', "[]\n", '{"type":"session"}\n']),
+        "application/x-ndjson",
+      ),
+    // Text no database column can hold (PostgreSQL refuses NUL in text).
+    () => json("POST", "/v1/sessions", { name: "a\u0000b", cwd: "\u0000" }),
+    () => json("GET", `/v1/sessions?search=${encodeURIComponent("x\u0000")}`, undefined),
+    // Unknown routes and methods.
+    () => ({
+      method: pick(["GET", "POST", "DELETE"]),
+      path: pick(["/v1/nope", "/v2/sessions", "/v1/sessions/a/b/c", "/.env", "/v1/keys/x/y"]),
+      options: { key },
+    }),
+    () => ({
+      method: pick(["PUT", "PATCH"]),
+      path: pick(["/v1/sessions", "/v1/keys", `${s}/tree`, "/openapi.json"]),
+      options: { key },
+    }),
+  ];
+}
+
+for (const backend of BACKENDS) {
+  describe(`hostile input (${backend})`, () => {
+    let t: TestServer;
+    let key: string;
+    let session: string;
+
+    before(async () => {
+      t = await startTestServer(backend, { limits: LIMITS });
+      key = await t.key("mallory");
+      session = (await t.call("POST", "/v1/sessions", { key, body: {} })).json.id;
+      await t.call("POST", `/v1/sessions/${session}/entries`, {
+        key,
+        body: { entries: [userMessage("seed")] },
+      });
+    });
+    after(() => t.close());
+
+    it("answers 1,000 malformed or hostile requests with a 4xx { code, message }, never a 5xx", async () => {
+      const random = prng(backend === "sqlite" ? 42 : 43);
+      const list = makers(key, session, random);
+      const requests = Array.from({ length: 1000 }, (_, i) => (list[i % list.length] as () => Hostile)());
+      const failures: string[] = [];
+      const seen = new Set<string>();
+      for (let i = 0; i < requests.length; i += 25) {
+        await Promise.all(
+          requests.slice(i, i + 25).map(async (r, j) => {
+            const res = await t.call(r.method, r.path, r.options);
+            const ok =
+              res.status >= 400 &&
+              res.status < 500 &&
+              typeof res.json?.code === "string" &&
+              typeof res.json?.message === "string";
+            seen.add(`${res.status} ${res.json?.code}`);
+            if (!ok)
+              failures.push(
+                `#${i + j} ${r.method} ${r.path.slice(0, 80)} → ${res.status} ${res.text.slice(0, 120)}`,
+              );
+          }),
+        );
+      }
+      assert.deepEqual(failures, []);
+      // The barrage reaches every kind of refusal, not just the first check at the door.
+      for (const expected of [
+        "400 invalid_json",
+        "400 invalid_request",
+        "400 invalid_entry",
+        "401 unauthorized",
+      ]) {
+        assert.ok(seen.has(expected), expected);
+      }
+      for (const expected of ["404 entry_not_found", "404 route_not_found", "405 method_not_allowed"]) {
+        assert.ok(seen.has(expected), expected);
+      }
+      assert.ok(seen.has("413 payload_too_large") && seen.has("415 unsupported_media_type"));
+    });
+
+    it("is still up and correct afterwards", async () => {
+      assert.equal((await t.call("GET", "/healthz")).status, 200);
+      const page = await t.call("GET", `/v1/sessions/${session}/entries`, { key });
+      assert.equal(page.json.entries.length, 1, "no hostile request wrote anything");
+      const ok = await t.call("POST", `/v1/sessions/${session}/entries`, {
+        key,
+        body: { entries: [userMessage("fine")] },
+      });
+      assert.equal(ok.status, 200);
+    });
+
+    it("maps each limit to its status", async () => {
+      const s = `/v1/sessions/${session}/entries`;
+      const big = await t.call("POST", s, {
+        key,
+        raw: "x".repeat(70_000),
+        headers: { "content-type": "application/json" },
+      });
+      assert.deepEqual([big.status, big.json.code], [413, "payload_too_large"]);
+      const many = await t.call("POST", s, {
+        key,
+        body: { entries: Array.from({ length: 51 }, () => userMessage("z")) },
+      });
+      assert.deepEqual([many.status, many.json.code], [413, "payload_too_large"]);
+      const unknownParent = await t.call("POST", s, {
+        key,
+        body: { entries: [{ ...userMessage("x"), parentId: "ghost" }] },
+      });
+      assert.ok(unknownParent.status >= 400 && unknownParent.status < 500);
+      const header = { type: "session", version: 3, id: "f", timestamp: new Date().toISOString(), cwd: "/" };
+      const line = {
+        ...userMessage("w".repeat(70_000)),
+        id: "e1",
+        parentId: null,
+        timestamp: header.timestamp,
+      };
+      const file = `${JSON.stringify(header)}\n${JSON.stringify(line)}\n`;
+      const imported = await t.call("POST", "/v1/sessions/import", { key, raw: file });
+      assert.equal(imported.status, 201, "an import may exceed the JSON body limit, up to its own");
+      const path = await t.call("GET", "/v1/sessions/..%2F..%2Fetc%2Fpasswd", { key });
+      assert.deepEqual([path.status, path.json.code], [400, "invalid_request"]);
+    });
+  });
+}
+
+describe("rate limit", () => {
+  it("answers 429 with Retry-After once a key's bucket is empty, per key", async () => {
+    const t = await startTestServer("sqlite", { rateLimit: { perSecond: 1, burst: 3 } });
+    try {
+      const a = await t.key("a");
+      const b = await t.key("b");
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await t.call("GET", "/v1/sessions", { key: a })).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+      const limited = await t.call("GET", "/v1/sessions", { key: a });
+      assert.equal(limited.json.code, "rate_limited");
+      assert.ok(Number(limited.headers.get("retry-after")) >= 1);
+      assert.equal(
+        (await t.call("GET", "/v1/sessions", { key: b })).status,
+        200,
+        "another key has its own bucket",
+      );
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+for (const backend of BACKENDS) {
+  it(`never answers a NUL character inside an entry with a 5xx (${backend})`, async () => {
+    const t = await startTestServer(backend);
+    try {
+      const key = await t.key("nul");
+      const id = (await t.call("POST", "/v1/sessions", { key, body: {} })).json.id;
+      const r = await t.call("POST", `/v1/sessions/${id}/entries`, {
+        key,
+        body: { entries: [userMessage("a\u0000b")] },
+      });
+      assert.ok(r.status < 500, `${r.status} ${r.text}`);
+      assert.equal((await t.call("GET", "/healthz")).status, 200);
+    } finally {
+      await t.close();
+    }
+  });
+}
