@@ -26,8 +26,8 @@ export function initialSummary(owner: string, header: SessionHeader, now: string
   return {
     id: header.id,
     owner,
-    cwd: typeof header.cwd === "string" ? header.cwd : "",
-    name: typeof header.name === "string" && header.name.trim() ? header.name.trim() : undefined,
+    cwd: typeof header.cwd === "string" ? listable(header.cwd) : "",
+    name: typeof header.name === "string" && header.name.trim() ? listable(header.name.trim()) : undefined,
     parentSession: typeof header.parentSession === "string" ? header.parentSession : undefined,
     createdAt: header.timestamp,
     modifiedAt: now,
@@ -52,7 +52,7 @@ export function applyEntries(current: DerivedFields, entries: readonly SessionEn
       if (!firstMessage && entry.message.role === "user") firstMessage = userText(entry.message.content);
     } else if (entry.type === "session_info") {
       // As pi: the latest session_info wins, an empty name clears it.
-      name = typeof entry.name === "string" && entry.name.trim() ? entry.name.trim() : undefined;
+      name = typeof entry.name === "string" && entry.name.trim() ? listable(entry.name.trim()) : undefined;
     }
   }
   return { entryCount, messageCount, firstMessage, name };
@@ -67,7 +67,15 @@ function userText(content: unknown): string {
       .map((block) => block.text as string)
       .join("\n");
   }
-  return text.slice(0, FIRST_MESSAGE_MAX);
+  return listable(text.slice(0, FIRST_MESSAGE_MAX));
+}
+
+/**
+ * Listing columns are derived copies (the entries keep every byte): NUL characters are dropped
+ * from them, because PostgreSQL's text type refuses NUL and every backend must list alike.
+ */
+function listable(text: string): string {
+  return text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
 }
 
 /** What search matches against, lowercased once at write time so every backend compares alike. */
