@@ -202,7 +202,10 @@ export class SessionFile {
     for (;;) {
       const fd = this.openForAppend();
       const result = withExclusiveLock(fd, () => {
-        if (this.replacedUnderUs()) return RETRY;
+        if (this.replacedUnderUs()) {
+          this.dirty = true; // reopen the path and re-read it on the next try
+          return RETRY;
+        }
         this.catchUp(fd);
         this.moveTornTailAside(fd);
         return { value: fn(fd) };
@@ -221,6 +224,7 @@ export class SessionFile {
 
   /** Reads lines other processes appended since we last looked (without taking the lock). */
   refresh(): void {
+    if (this.replacedUnderUs()) this.dirty = true;
     const fd = this.openForAppend();
     this.catchUp(fd);
   }
@@ -231,7 +235,8 @@ export class SessionFile {
   }
 
   private openForAppend(): number {
-    if (this.fd !== null && !this.replacedUnderUs() && !this.dirty) return this.fd;
+    // Whether the path still names our file is checked under the lock (underLock), once per write.
+    if (this.fd !== null && !this.dirty) return this.fd;
     // First write, or the file was replaced under us (a repair renamed a new one in): start over.
     this.close();
     // No O_CREAT: a session file that vanished must not come back as an empty, headerless file.
