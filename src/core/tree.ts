@@ -110,7 +110,9 @@ export class SessionTree {
 
   /** Appends a new entry as a child of the leaf and moves the leaf to it. */
   append<E extends SessionEntry>(draft: EntryDraft<E>): E {
-    const entry = { ...this.stamp(draft.type as string), ...draft } as unknown as E;
+    // Object.assign, not a double spread: spread-built objects get slow shapes, and every walk of a
+    // long path pays for that on each entry.
+    const entry = Object.assign(this.stamp(draft.type as string), draft) as unknown as E;
     this.index(entry);
     this.leafId = entry.id;
     return entry;
