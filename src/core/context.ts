@@ -38,11 +38,18 @@ export function projectContext(path: readonly SessionEntry[]): ProjectedContext 
   let modelSource: SessionEntry | null = null;
   let compactionIndex = -1;
   const extensionState: Record<string, unknown> = {};
+  // One pass collects settings and, for the common case of no compaction, the messages too.
+  let out = new MessageCollector();
   for (let index = 0; index < path.length; index++) {
     const entry = path[index] as SessionEntry;
     switch (entry.type) {
       case "message":
+        out.push(entry.message as AgentMessage, entry.id);
         if (entry.message.role === "assistant") modelSource = entry;
+        break;
+      case "custom_message":
+      case "branch_summary":
+        out.add(entry);
         break;
       case "thinking_level_change":
         thinkingLevel = entry.thinkingLevel;
@@ -61,12 +68,10 @@ export function projectContext(path: readonly SessionEntry[]): ProjectedContext 
   }
   const model = modelOf(modelSource);
 
-  const out = new MessageCollector();
   const warnings: SessionIssue[] = [];
   let compaction: ProjectedContext["compaction"] = null;
-  if (compactionIndex < 0) {
-    for (const entry of path) out.add(entry);
-  } else {
+  if (compactionIndex >= 0) {
+    out = new MessageCollector();
     const entry = path[compactionIndex] as CompactionEntry;
     out.push(compactionSummary(entry), entry.id);
     const keptIndex = path.findIndex((e, i) => i < compactionIndex && e.id === entry.firstKeptEntryId);
