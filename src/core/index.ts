@@ -1,3 +1,4 @@
+export * from "./canonical-json.js";
 export * from "./context.js";
 export * from "./entry.js";
 export * from "./errors.js";

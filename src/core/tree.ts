@@ -1,3 +1,4 @@
+import { sameContent } from "./canonical-json.js";
 import {
   type BranchSummaryEntry,
   type EntryDraft,
@@ -313,7 +314,7 @@ export class SessionTree {
   }
 
   private reportDuplicate(existing: SessionEntry, entry: SessionEntry, position: EntryPosition): LoadOutcome {
-    const identical = JSON.stringify(existing) === JSON.stringify(entry);
+    const identical = sameContent(existing, entry);
     this.loadIssues.push({
       code: identical ? "duplicate_identical" : "duplicate_conflict",
       severity: identical ? "info" : "error",

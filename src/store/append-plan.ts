@@ -1,6 +1,6 @@
+import { sameContent } from "../core/canonical-json.js";
 import type { SessionEntry } from "../core/entry.js";
 import { ValidationError } from "../core/errors.js";
-import { sameContent } from "./canonical-json.js";
 
 /** What one append will do, decided before anything is written. */
 export interface AppendPlan {

@@ -1,18 +1,5 @@
 /**
- * JSON with object keys sorted at every depth: the same value always gives the same bytes,
- * whatever order its keys were built or parsed in. `undefined` members are left out, as in JSON.
+ * JSON with object keys sorted at every depth: the same value always gives the same bytes, so the
+ * same context always gives a byte-identical request.
  */
-export function stableStringify(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const member = (value as Record<string, unknown>)[key];
-    if (member !== undefined) out[key] = sortKeys(member);
-  }
-  return out;
-}
+export { canonicalJson as stableStringify } from "../../core/canonical-json.js";
