@@ -206,8 +206,10 @@ export class SessionFile {
           this.dirty = true; // reopen the path and re-read it on the next try
           return RETRY;
         }
-        this.catchUp(fd);
-        this.moveTornTailAside(fd);
+        // One fstat serves both: under the lock, only a dead writer's bytes can follow what we read.
+        const size = fstatSync(fd).size;
+        this.catchUp(fd, size);
+        this.moveTornTailAside(fd, size);
         return { value: fn(fd) };
       });
       if (result !== RETRY) return result.value;
@@ -226,7 +228,7 @@ export class SessionFile {
   refresh(): void {
     if (this.replacedUnderUs()) this.dirty = true;
     const fd = this.openForAppend();
-    this.catchUp(fd);
+    this.catchUp(fd, fstatSync(fd).size);
   }
 
   close(): void {
@@ -275,8 +277,7 @@ export class SessionFile {
     this.inode = inode;
   }
 
-  private catchUp(fd: number): void {
-    const size = fstatSync(fd).size;
+  private catchUp(fd: number, size: number): void {
     if (size < this.consumedBytes) {
       this.reload(fd, this.inode);
       return;
@@ -292,8 +293,7 @@ export class SessionFile {
   }
 
   /** Under the lock, bytes after the last newline belong to a writer that died: keep them aside. */
-  private moveTornTailAside(fd: number): void {
-    const size = fstatSync(fd).size;
+  private moveTornTailAside(fd: number, size: number): void {
     if (size <= this.consumedBytes) return;
     const tail = Buffer.alloc(size - this.consumedBytes);
     readSync(fd, tail, 0, tail.length, this.consumedBytes);
