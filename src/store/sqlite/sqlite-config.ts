@@ -11,7 +11,7 @@ export interface SqliteDatabase {
   exec(source: string): unknown;
   pragma(source: string, options?: { simple?: boolean }): unknown;
   /** better-sqlite3's transaction wrapper; `immediate()` runs it as BEGIN IMMEDIATE. */
-  transaction(fn: () => unknown): { immediate(): unknown };
+  transaction(fn: () => unknown): { (): unknown; immediate(): unknown };
   close(): unknown;
 }
 

@@ -38,8 +38,9 @@ import { SQL } from "./sql.js";
 import type { SqliteDatabase, SqliteStatement, SqliteStoreOptions } from "./sqlite-config.js";
 
 /**
- * `SessionStore` on SQLite (better-sqlite3 12, WAL). Every write is one `BEGIN IMMEDIATE`
- * transaction, so writes to one session are atomic and serialized, also across processes.
+ * `SessionStore` on SQLite (better-sqlite3 12, WAL). Every write runs in a `BEGIN IMMEDIATE`
+ * transaction (shared by the writes queued in the same event-loop turn, each in its own savepoint),
+ * so writes to one session are atomic and serialized, also across processes.
  *
  * @example
  * const store = new SqliteStore({ path: "data/sessions.db" });
@@ -51,6 +52,11 @@ export class SqliteStore implements SessionStore {
   private readonly options: Readonly<SqliteStoreOptions>;
   private db: SqliteDatabase | null = null;
   private statements = new Map<string, SqliteStatement>();
+  private pendingWrites: Array<{
+    fn: () => unknown;
+    resolve: (value: unknown) => void;
+    reject: (error: unknown) => void;
+  }> = [];
 
   constructor(options: SqliteStoreOptions = {}) {
     this.options = Object.freeze({ ...options });
@@ -185,7 +191,7 @@ export class SqliteStore implements SessionStore {
   }
 
   async purgeSession(owner: string, sessionId: string): Promise<void> {
-    this.write(() => {
+    await this.write(() => {
       const row = this.findRow(owner, sessionId, true);
       this.run(SQL.deleteEntries, row.pk);
       this.run(SQL.deleteSession, row.pk);
@@ -270,8 +276,42 @@ export class SqliteStore implements SessionStore {
     return row;
   }
 
-  private write<T>(fn: () => T): T {
-    return this.connection().transaction(fn).immediate() as T;
+  /**
+   * Group commit: writes queued in one turn of the event loop share one BEGIN IMMEDIATE … COMMIT,
+   * each inside its own savepoint, so one write's error (a conflict, a bad batch) undoes only that
+   * write. A commit is the costly part of a small write; concurrent requests now share it.
+   */
+  private write<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pendingWrites.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (this.pendingWrites.length === 1) setImmediate(() => this.flushWrites());
+    });
+  }
+
+  private flushWrites(): void {
+    const batch = this.pendingWrites;
+    this.pendingWrites = [];
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      const db = this.connection();
+      db.transaction(() => {
+        for (const item of batch) {
+          try {
+            outcomes.push({ ok: true, value: db.transaction(item.fn)() });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    for (const [i, item] of batch.entries()) {
+      const outcome = outcomes[i];
+      if (outcome?.ok) item.resolve(outcome.value);
+      else item.reject(outcome?.error);
+    }
   }
 
   /** Several reads as one snapshot (a deferred transaction). */
