@@ -202,12 +202,13 @@ export class SessionFile {
     for (;;) {
       const fd = this.openForAppend();
       const result = withExclusiveLock(fd, () => {
-        if (this.replacedUnderUs()) {
+        // One stat of the path says both whether it still names our file and how long that file is.
+        const current = statSync(this.path, { throwIfNoEntry: false });
+        if (!current || current.ino !== this.inode) {
           this.dirty = true; // reopen the path and re-read it on the next try
           return RETRY;
         }
-        // One fstat serves both: under the lock, only a dead writer's bytes can follow what we read.
-        const size = fstatSync(fd).size;
+        const size = current.size;
         this.catchUp(fd, size);
         this.moveTornTailAside(fd, size);
         return { value: fn(fd) };
