@@ -19,7 +19,8 @@ async function open(): Promise<unknown> {
     return SessionManager.open(file, dirname(file)).buildSessionContext();
   }
   if (mode === "cold" || mode === "warm") {
-    const { indexPathFor, openPathOnly } = await import("../src/store/jsonl/sidecar-index.js");
+    const { indexPathFor } = await import("../src/store/jsonl/sidecar-index.js");
+    const { openPathOnly } = await import("../src/session/path-resume.js");
     if (mode === "cold") rmSync(indexPathFor(file), { force: true });
     return openPathOnly(file).context;
   }

@@ -1,8 +1,9 @@
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
+import { openPathOnly } from "../src/session/path-resume.js";
 import { SessionManager } from "../src/session/session-manager.js";
-import { indexPathFor, openPathOnly } from "../src/store/jsonl/sidecar-index.js";
+import { indexPathFor } from "../src/store/jsonl/sidecar-index.js";
 import type { GeneratedSession } from "./generate.js";
 import type { Row } from "./results.js";
 import { interleaved, median, timeOnce } from "./stats.js";

@@ -16,9 +16,10 @@ import { after, describe, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { FolderCatalog } from "../../src/session/catalog.js";
 import { listSessions } from "../../src/session/list.js";
+import { openPathOnly } from "../../src/session/path-resume.js";
 import type { SessionInfo } from "../../src/session/session-info.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { indexPathFor, openPathOnly } from "../../src/store/jsonl/sidecar-index.js";
+import { indexPathFor } from "../../src/store/jsonl/sidecar-index.js";
 
 const CWD = "/work/project";
 const root = mkdtempSync(join(tmpdir(), "st-catalog-"));
