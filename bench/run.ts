@@ -156,7 +156,7 @@ try {
     "## How to read it",
     "",
     "- *SessionManager.open* reads and validates every line (as pi does), so it is bounded by JSON.parse of the whole file.",
-    "- *resume* is `openPathOnly(file)` from `src/store/jsonl/sidecar-index.ts`: the leaf, its path and the context, reading only the",
+    "- *resume* is `openPathOnly(file)` from `src/session/path-resume.ts`: the leaf, its path and the context, reading only the",
     "  lines the context needs through a sidecar index `<file>.idx` (ids, parents, kinds, offsets), which is checked against the",
     "  file (inode, size, mtime, hashes of the header and last indexed line, and every line read) and rebuilt when stale.",
     "  *cold* includes scanning the file and writing the index; *warm* is every later resume.",

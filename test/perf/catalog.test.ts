@@ -20,24 +20,14 @@ import { openPathOnly } from "../../src/session/path-resume.js";
 import type { SessionInfo } from "../../src/session/session-info.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { indexPathFor } from "../../src/store/jsonl/sidecar-index.js";
+import { messageMaker } from "../support/messages.js";
 
 const CWD = "/work/project";
 const root = mkdtempSync(join(tmpdir(), "st-catalog-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 let folders = 0;
 
-let clock = 1_760_000_000_000;
-const user = (text: string) => ({ role: "user" as const, content: text, timestamp: ++clock });
-const assistant = (text: string) => ({
-  role: "assistant" as const,
-  content: [{ type: "text" as const, text }],
-  api: "anthropic-messages",
-  provider: "anthropic",
-  model: "claude-sonnet-4-5",
-  usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 },
-  stopReason: "stop",
-  timestamp: ++clock,
-});
+const { user, assistant } = messageMaker();
 
 function writeSession(dir: string, turns: number, name?: string): string {
   const sm = SessionManager.create(CWD, dir);
@@ -179,12 +169,13 @@ describe("session catalog: listing does not re-read unchanged files, and is neve
   test("a torn tail is not listed, and counts once it is completed", async () => {
     const { dir, paths } = newFolder(1);
     const path = paths[0] as string;
+    const message = user("completed later");
     const line = JSON.stringify({
       type: "message",
       id: "tt000001",
       parentId: null,
-      timestamp: new Date(++clock).toISOString(),
-      message: user("completed later"),
+      timestamp: new Date(message.timestamp).toISOString(),
+      message,
     });
     appendFileSync(path, line.slice(0, 40));
     const [before] = await listSessions([dir]);

@@ -6,6 +6,7 @@ import { after, describe, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { isLeafMarker } from "../../src/core/entry.js";
 import { SessionManager } from "../../src/session/session-manager.js";
+import { messageMaker } from "../support/messages.js";
 import { piFields } from "./support/disk-checks.js";
 import { assertSameSession, SAME_IDS } from "./support/pair.js";
 
@@ -15,18 +16,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 let dirCount = 0;
 const freshDir = () => join(root, `d${++dirCount}`);
 
-let clock = 1_760_000_000_000;
-const user = (text: string) => ({ role: "user" as const, content: text, timestamp: ++clock });
-const assistant = (text: string) => ({
-  role: "assistant" as const,
-  content: [{ type: "text" as const, text }],
-  api: "anthropic-messages",
-  provider: "anthropic",
-  model: "claude-sonnet-4-5",
-  usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 },
-  stopReason: "stop",
-  timestamp: ++clock,
-});
+const { user, assistant } = messageMaker();
 
 type Writer = Pick<
   SessionManager,
