@@ -103,7 +103,7 @@ try {
   notes.push(
     `CPU ceiling of appends (build entries with ids and timestamps, encode them as lines; in memory, no I/O): ${Math.round(ceiling).toLocaleString("en-US")} entries/s.`,
   );
-  rows.push(measurePlainAppends(appendSource, quick ? 500 : 2_000, quick ? 3 : 5));
+  rows.push(...measurePlainAppends(appendSource, quick ? 500 : 2_000, quick ? 3 : 7));
   rows.push(
     ...(await measureDurableAppends(
       appendSource,

@@ -30,4 +30,9 @@ export {
   type RepairReport,
   repairFile,
 } from "./store/jsonl/repair.js";
-export { type Durability, SessionFile, type SessionFileOptions } from "./store/jsonl/session-file.js";
+export {
+  type Durability,
+  type LockingMode,
+  SessionFile,
+  type SessionFileOptions,
+} from "./store/jsonl/session-file.js";

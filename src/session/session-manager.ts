@@ -11,7 +11,12 @@ import { encodeSession } from "../format/jsonl/encode.js";
 import { candidateDirsFor, sessionDirFor, sessionFileName, sessionsDir } from "../format/paths.js";
 import { WriterLease } from "../store/jsonl/lease.js";
 import { replaceKeepingBackup } from "../store/jsonl/rewrite.js";
-import { type Durability, SessionFile } from "../store/jsonl/session-file.js";
+import {
+  type Durability,
+  type LockingMode,
+  SessionFile,
+  type SessionFileOptions,
+} from "../store/jsonl/session-file.js";
 import { extractBranch } from "./extract-branch.js";
 import { listSessions, type SessionListProgress } from "./list.js";
 import { findMostRecentSession } from "./locate.js";
@@ -25,6 +30,13 @@ export interface SessionManagerOptions {
   root?: string;
   /** @default "os" */
   durability?: Durability;
+  /**
+   * How long an append holds the file's lock (see `LockingMode`): `"normal"` for each append, so
+   * any number of processes may write; `"exclusive"` from the first append until `close()`, which
+   * makes an append one `write` while writers in other processes wait.
+   * @default "normal"
+   */
+  locking?: LockingMode;
   /**
    * Take the session's writer lease (for an agent that owns the session). When a live process
    * holds it: `"fail"` throws `LeaseHeldError`, `"read-only"` opens the session read-only.
@@ -156,7 +168,7 @@ export class SessionManager {
       return;
     }
     this.releaseFile();
-    this.file = SessionFile.open(path, { durability: this.options.durability });
+    this.file = SessionFile.open(path, this.fileOptions());
     this.header = this.file.header;
     this.sessionFile = path;
     this.takeLease(path);
@@ -289,9 +301,7 @@ export class SessionManager {
       return undefined;
     }
     this.sessionFile = join(this.sessionDir, sessionFileName(this.header.timestamp, this.header.id));
-    this.file = SessionFile.create(this.sessionFile, this.header, entries, {
-      durability: this.options.durability,
-    });
+    this.file = SessionFile.create(this.sessionFile, this.header, entries, this.fileOptions());
     return this.sessionFile;
   }
 
@@ -391,6 +401,10 @@ export class SessionManager {
     return (entry as SessionEntry).id;
   }
 
+  private fileOptions(): SessionFileOptions {
+    return { durability: this.options.durability, locking: this.options.locking };
+  }
+
   /** A leaf move is written as a hidden marker, so the next open lands on the same leaf. */
   private persistLeaf(): void {
     if (!this.persist || !this.file) return;
@@ -412,7 +426,7 @@ export class SessionManager {
     }
     const path = this.sessionFile as string;
     if (!this.file) {
-      this.file = SessionFile.create(path, this.header, [], { durability: this.options.durability });
+      this.file = SessionFile.create(path, this.header, [], this.fileOptions());
       this.takeLease(path);
       return this.file;
     }
@@ -434,7 +448,7 @@ export class SessionManager {
     const content = encodeSession(file.header, file.tree.getStoredEntries());
     replaceKeepingBackup(file.path, content, `v${file.migratedFrom}.bak`);
     file.close();
-    this.file = SessionFile.open(file.path, { durability: this.options.durability });
+    this.file = SessionFile.open(file.path, this.fileOptions());
     if (this.file.migratedFrom !== null)
       throw new CorruptSessionError("invalid_header", `Migration of ${file.path} did not stick`);
     if (leaf === null) this.file.tree.resetLeaf();

@@ -1,3 +1,4 @@
+import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 
 /**
@@ -11,13 +12,55 @@ interface FsExt {
 
 const fsExt = createRequire(import.meta.url)("fs-ext") as FsExt;
 
+/**
+ * Locks kept between calls in this process (a session file in exclusive locking mode), by fd.
+ * flock locks belong to open file descriptions, so a second descriptor of the same file in this
+ * process would wait for them forever: that wait gives them up instead (see `lockExclusive`).
+ */
+const keptLocks = new Map<number, () => void>();
+
 /** Runs `fn` holding an exclusive lock on the open file `fd`. */
 export function withExclusiveLock<T>(fd: number, fn: () => T): T {
-  fsExt.flockSync(fd, "ex");
+  lockExclusive(fd);
   try {
     return fn();
   } finally {
     fsExt.flockSync(fd, "un");
+  }
+}
+
+/**
+ * Takes the exclusive lock on `fd`, waiting for other processes. A lock this process keeps on the
+ * same file through another descriptor is given up first (its holder re-locks and catches up on
+ * its next write): waiting for ourselves would never end.
+ */
+export function lockExclusive(fd: number): void {
+  if (tryExclusiveLock(fd)) return;
+  giveUpKeptLocksOnSameFile(fd);
+  fsExt.flockSync(fd, "ex");
+}
+
+/**
+ * Marks the lock held on `fd` as kept across calls. `giveUp` must unlock it and make its holder
+ * take it again, with a catch-up, before its next write.
+ */
+export function keepLock(fd: number, giveUp: () => void): void {
+  keptLocks.set(fd, giveUp);
+}
+
+/** Unlocks a lock kept with `keepLock`. */
+export function releaseKeptLock(fd: number): void {
+  if (!keptLocks.delete(fd)) return;
+  fsExt.flockSync(fd, "un");
+}
+
+function giveUpKeptLocksOnSameFile(fd: number): void {
+  if (keptLocks.size === 0) return;
+  const { dev, ino } = fstatSync(fd);
+  for (const [heldFd, giveUp] of [...keptLocks]) {
+    if (heldFd === fd) continue;
+    const held = fstatSync(heldFd);
+    if (held.dev === dev && held.ino === ino) giveUp();
   }
 }
 

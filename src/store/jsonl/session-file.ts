@@ -17,7 +17,7 @@ import type { SessionIssue } from "../../core/issues.js";
 import { SessionTree } from "../../core/tree.js";
 import { type DecodedSession, SessionDecoder } from "../../format/jsonl/decode.js";
 import { encodeLine, encodeLines } from "../../format/jsonl/encode.js";
-import { withExclusiveLock } from "./flock.js";
+import { keepLock, lockExclusive, releaseKeptLock, unlock, withExclusiveLock } from "./flock.js";
 import { quarantineBytes } from "./quarantine.js";
 import { readFromFd, readSessionFile } from "./read-file.js";
 
@@ -28,9 +28,20 @@ import { readFromFd, readSessionFile } from "./read-file.js";
  */
 export type Durability = "os" | "fsync";
 
+/**
+ * How long a writer holds the file's lock, as SQLite's `locking_mode`.
+ * - `"normal"`: for each write only; any number of processes append, each catching up first.
+ * - `"exclusive"`: from the first write until `close()` (or the process exits). Writes skip the
+ *   lock and the catch-up, so they cost one `write`; writers in other processes wait meanwhile.
+ *   For one writer that owns the session, which is what pi assumes of every session.
+ */
+export type LockingMode = "normal" | "exclusive";
+
 export interface SessionFileOptions {
   /** @default "os" */
   durability?: Durability;
+  /** @default "normal" */
+  locking?: LockingMode;
 }
 
 /**
@@ -47,6 +58,10 @@ export class SessionFile {
   private consumedLines: number;
   private inode: number;
   private pending: PendingAppend[] = [];
+  /** The descriptor whose lock is kept between writes (exclusive locking mode), if any. */
+  private keptLockFd: number | null = null;
+  /** Our last write: where it ended and its bytes, to tell whose lines follow (see `catchUp`). */
+  private lastWrite: { end: number; text: string } | null = null;
   /** Lines that should be gone but were not, because a write failed half-way; reload before the next. */
   private dirty = false;
 
@@ -105,7 +120,7 @@ export class SessionFile {
     options: SessionFileOptions = {},
   ): SessionFile {
     mkdirSync(dirname(path), { recursive: true });
-    const data = Buffer.from(encodeLine(header) + encodeLines(entries));
+    const data = encodeLine(header) + encodeLines(entries);
     const fd = openNewOrEmpty(path);
     try {
       withExclusiveLock(fd, () => {
@@ -132,8 +147,7 @@ export class SessionFile {
    */
   write(build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
     return this.underLock((fd) => {
-      const { results, data } = this.prepare(fd, [build]);
-      const entries = results[0] ?? [];
+      const { entries, data } = this.prepare(fd, build);
       if (entries.length > 0) this.writeLines(fd, data, entries.length);
       return entries;
     });
@@ -157,13 +171,11 @@ export class SessionFile {
     const results: SessionEntry[][] = [];
     try {
       this.underLock((fd) => {
-        const prepared = this.prepare(
-          fd,
-          batch.map((item) => item.build),
-        );
-        results.push(...prepared.results);
-        const count = results.reduce((sum, entries) => sum + entries.length, 0);
-        if (count > 0) this.writeLines(fd, prepared.data, count);
+        const { entries, data } = this.prepare(fd, (tree) => {
+          for (const item of batch) results.push(item.build(tree));
+          return results.flat();
+        });
+        if (entries.length > 0) this.writeLines(fd, data, entries.length);
       });
     } catch (error) {
       for (const item of batch) item.reject(error);
@@ -173,18 +185,18 @@ export class SessionFile {
   }
 
   /**
-   * Runs the builders and checks their entries encode. If either throws, nothing is written and the
-   * tree is re-read from disk: entries the builders added in memory must not outlive the failure
+   * Runs the builder and checks its entries encode. If either throws, nothing is written and the
+   * tree is re-read from disk: entries the builder added in memory must not outlive the failure
    * (the next append would name one as its parent, a parent that is on no disk).
    */
   private prepare(
     fd: number,
-    builds: ((tree: SessionTree) => SessionEntry[])[],
-  ): { results: SessionEntry[][]; data: Buffer } {
+    build: (tree: SessionTree) => SessionEntry[],
+  ): { entries: SessionEntry[]; data: string } {
     const leaf = this.tree.getLeafId();
     try {
-      const results = builds.map((build) => build(this.tree));
-      return { results, data: Buffer.from(encodeLines(results.flat())) };
+      const entries = build(this.tree);
+      return { entries, data: encodeLines(entries) };
     } catch (error) {
       this.reload(fd, this.inode);
       if (leaf === null) this.tree.resetLeaf();
@@ -199,22 +211,45 @@ export class SessionFile {
    * start over on the new file: writing to the old inode would write into the backup.
    */
   private underLock<T>(fn: (fd: number) => T): T {
+    // Exclusive mode: nobody else has written since our last write, so there is nothing to check.
+    if (this.keptLockFd !== null && !this.dirty) return fn(this.keptLockFd);
+    this.releaseKeptLock();
     for (;;) {
       const fd = this.openForAppend();
-      const result = withExclusiveLock(fd, () => {
+      lockExclusive(fd);
+      let keep = false;
+      try {
         // One stat of the path says both whether it still names our file and how long that file is.
         const current = statSync(this.path, { throwIfNoEntry: false });
         if (!current || current.ino !== this.inode) {
           this.dirty = true; // reopen the path and re-read it on the next try
-          return RETRY;
+          continue;
         }
-        const size = current.size;
-        this.catchUp(fd, size);
-        this.moveTornTailAside(fd, size);
-        return { value: fn(fd) };
-      });
-      if (result !== RETRY) return result.value;
+        this.catchUp(fd, current.size);
+        this.moveTornTailAside(fd, current.size);
+        const value = fn(fd);
+        keep = this.options.locking === "exclusive" && !this.dirty;
+        return value;
+      } finally {
+        if (keep) this.keepLock(fd);
+        else unlock(fd);
+      }
     }
+  }
+
+  private keepLock(fd: number): void {
+    this.keptLockFd = fd;
+    // Another descriptor of this file in this process needs the lock: give it up, catch up later.
+    keepLock(fd, () => {
+      releaseKeptLock(fd);
+      this.keptLockFd = null;
+    });
+  }
+
+  private releaseKeptLock(): void {
+    if (this.keptLockFd === null) return;
+    releaseKeptLock(this.keptLockFd);
+    this.keptLockFd = null;
   }
 
   private replacedUnderUs(): boolean {
@@ -233,6 +268,7 @@ export class SessionFile {
   }
 
   close(): void {
+    this.releaseKeptLock();
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }
@@ -279,11 +315,11 @@ export class SessionFile {
   }
 
   private catchUp(fd: number, size: number): void {
-    if (size < this.consumedBytes) {
+    if (size === this.consumedBytes) return;
+    if (size < this.consumedBytes || !this.lastWriteIsWhereWeThink(fd)) {
       this.reload(fd, this.inode);
       return;
     }
-    if (size === this.consumedBytes) return;
     const decoder = new SessionDecoder({ line: this.consumedLines, offset: this.consumedBytes });
     const decoded = readFromFd(fd, this.consumedBytes, decoder);
     for (const { entry, line, offset } of decoded.entries)
@@ -291,6 +327,21 @@ export class SessionFile {
     this.readIssues.push(...decoded.issues.filter((issue) => issue.code !== "torn_tail"));
     this.consumedBytes = decoded.completeBytes;
     this.consumedLines = decoded.completeLines;
+  }
+
+  /**
+   * Whether the file holds our last write where we think it ended. A writer that does not lock
+   * (pi) may have appended while we wrote, so that its line sits before ours and everything after
+   * our idea of the end is misplaced. Only checked when the file grew since our write, which
+   * costs a read when another writer was active and nothing otherwise.
+   */
+  private lastWriteIsWhereWeThink(fd: number): boolean {
+    const last = this.lastWrite;
+    if (last === null || last.end !== this.consumedBytes) return true;
+    const expected = Buffer.from(last.text);
+    const actual = Buffer.alloc(expected.length);
+    readSync(fd, actual, 0, actual.length, last.end - expected.length);
+    return actual.equals(expected);
   }
 
   /** Under the lock, bytes after the last newline belong to a writer that died: keep them aside. */
@@ -310,9 +361,10 @@ export class SessionFile {
     });
   }
 
-  private writeLines(fd: number, data: Buffer, lineCount: number): void {
+  private writeLines(fd: number, data: string, lineCount: number): void {
+    let bytes: number;
     try {
-      writeAll(fd, data);
+      bytes = writeAll(fd, data);
       if (this.options.durability === "fsync") fsyncSync(fd);
     } catch (error) {
       // A partial write would leave a torn line: cut back to the last whole line, and re-read the
@@ -327,11 +379,11 @@ export class SessionFile {
         cause: error,
       });
     }
-    this.consumedBytes += data.length;
+    this.consumedBytes += bytes;
     this.consumedLines += lineCount;
-    // A writer that does not lock (pi) may have appended at the same moment: our idea of where the
-    // file ends would be wrong, so re-read it before the next write.
-    if (fstatSync(fd).size !== this.consumedBytes) this.dirty = true;
+    // Whether a writer that does not lock slipped in before this write is checked when the file is
+    // next found longer than this (lastWriteIsWhereWeThink): no extra call on every write.
+    this.lastWrite = { end: this.consumedBytes, text: data };
   }
 }
 
@@ -341,9 +393,15 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
-const RETRY = Symbol("retry");
+/** Writes all of `text`, returning its length in bytes. A string goes out without a Buffer copy. */
+function writeAll(fd: number, text: string): number {
+  const bytes = Buffer.byteLength(text);
+  const written = writeSync(fd, text);
+  if (written < bytes) writeAllBytes(fd, Buffer.from(text).subarray(written));
+  return bytes;
+}
 
-function writeAll(fd: number, data: Buffer): void {
+function writeAllBytes(fd: number, data: Buffer): void {
   let written = 0;
   while (written < data.length) written += writeSync(fd, data, written, data.length - written);
 }

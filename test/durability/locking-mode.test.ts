@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, readFileSync, truncateSync } from "node:fs";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
+import { SessionManager } from "../../src/session/session-manager.js";
+import { SessionFile } from "../../src/store/jsonl/session-file.js";
+import { header, splitLines, tempDir, userEntry } from "./support.js";
+
+const APPEND_ONE = fileURLToPath(new URL("./fixtures/append-one.ts", import.meta.url));
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+const { dir, cleanup } = tempDir("locking-mode");
+after(cleanup);
+
+let files = 0;
+function newSession(): string {
+  const path = join(dir, `s${++files}.jsonl`);
+  SessionFile.create(path, header(), [userEntry("root0001", null, "root")]).close();
+  return path;
+}
+
+function custom(tag: string) {
+  return (tree: SessionFile["tree"]) => [
+    tree.append<CustomEntry>({ type: "custom", customType: "t", data: { tag } }),
+  ];
+}
+
+/** Whether another process could take the file's lock right now (it only tries, never waits). */
+function lockIsFreeForOthers(path: string): boolean {
+  const probe = `
+    const fd = require("node:fs").openSync(${JSON.stringify(path)}, "r+");
+    try { require("fs-ext").flockSync(fd, "exnb"); process.stdout.write("free"); }
+    catch (e) { process.stdout.write(e.code); }`;
+  const result = spawnSync(process.execPath, ["-e", probe], { cwd: REPO, encoding: "utf8" });
+  assert.equal(result.status, 0, result.stderr);
+  return result.stdout === "free";
+}
+
+function entriesOnDisk(path: string): SessionEntry[] {
+  return splitLines(readFileSync(path))
+    .slice(1)
+    .map((line) => JSON.parse(line.bytes.toString("utf8")) as SessionEntry);
+}
+
+test("normal locking: the lock is held only during a write", () => {
+  const path = newSession();
+  const file = SessionFile.open(path);
+  file.write(custom("a"));
+  assert.equal(lockIsFreeForOthers(path), true);
+  file.close();
+});
+
+test("exclusive locking: the lock is kept from the first write until close()", () => {
+  const path = newSession();
+  const file = SessionFile.open(path, { locking: "exclusive" });
+  assert.equal(lockIsFreeForOthers(path), true, "nothing is locked before the first write");
+  file.write(custom("a"));
+  file.write(custom("b"));
+  assert.equal(lockIsFreeForOthers(path), false, "held between writes");
+  file.close();
+  assert.equal(lockIsFreeForOthers(path), true, "released by close()");
+  assert.deepEqual(
+    entriesOnDisk(path).map((e) => (e as CustomEntry).data),
+    [undefined, { tag: "a" }, { tag: "b" }],
+  );
+});
+
+test("exclusive locking: a writer in another process waits until close(), then appends after our lines", async () => {
+  const path = newSession();
+  const file = SessionFile.open(path, { locking: "exclusive" });
+  const [first] = file.write(custom("ours-1"));
+  const child = spawn(process.execPath, ["--import", "tsx", APPEND_ONE, path, "child"], {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let childOut = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    childOut += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  // Long enough for the child to start and reach the lock; it must not get past it.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  file.write(custom("ours-2"));
+  assert.equal(childOut, "", "the child is still waiting for the lock");
+  assert.equal(entriesOnDisk(path).length, 3, "only our lines are on disk");
+  file.close();
+  assert.equal(await exited, 0);
+  const onDisk = entriesOnDisk(path);
+  assert.equal(onDisk.length, 4);
+  const childEntry = onDisk[3] as CustomEntry;
+  assert.equal(childEntry.id, childOut.trim());
+  assert.equal(childEntry.customType, "child");
+  assert.notEqual(childEntry.id, first?.id);
+});
+
+test("exclusive locking: a second handle in the same process is not deadlocked; both catch up", () => {
+  const path = newSession();
+  const owner = SessionFile.open(path, { locking: "exclusive" });
+  const [a] = owner.write(custom("a"));
+  const other = SessionFile.open(path);
+  const [b] = other.write(custom("b")); // would wait forever for the owner's kept lock
+  assert.equal(other.tree.getEntry(a?.id as string)?.id, a?.id, "the other handle read the owner's line");
+  const [c] = owner.write(custom("c"));
+  assert.ok(owner.tree.getEntry(b?.id as string), "the owner caught up with the other handle's line");
+  assert.equal(c?.parentId, a?.id, "the owner stays on its own branch");
+  assert.deepEqual(owner.getIssues(), []);
+  owner.close();
+  other.close();
+  assert.deepEqual(
+    entriesOnDisk(path).map((e) => e.id),
+    ["root0001", a?.id, b?.id, c?.id],
+  );
+});
+
+test("a line a non-locking writer (pi) slipped in before our last write is found on the next write", () => {
+  const path = newSession();
+  const file = SessionFile.open(path);
+  const [ours] = file.write(custom("ours"));
+  // What the disk looks like when pi's appendFileSync landed between our lock and our write:
+  // its line first, then ours. Our idea of where our line ends is now wrong.
+  const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
+  const ourLine = lines.pop() as string;
+  truncateSync(path, Buffer.byteLength(`${lines.join("\n")}\n`));
+  const pi = userEntry("pi000001", "root0001", "from pi");
+  appendFileSync(path, `${JSON.stringify(pi)}\n${ourLine}\n`);
+
+  const [next] = file.write(custom("next"));
+  assert.equal(next?.parentId, ours?.id);
+  assert.ok(file.tree.getEntry("pi000001"), "pi's line was read");
+  assert.deepEqual(file.getIssues(), [], "no garbage read from the middle of a line, nothing moved aside");
+  file.close();
+  assert.deepEqual(
+    entriesOnDisk(path).map((e) => e.id),
+    ["root0001", "pi000001", ours?.id, next?.id],
+  );
+  const reopened = SessionFile.open(path);
+  assert.deepEqual(reopened.getIssues(), []);
+  reopened.close();
+});
+
+test("SessionManager passes the locking mode on: exclusive keeps the lock until close(), then the file reads back whole", () => {
+  const manager = SessionManager.create("/tmp/project", dir, { locking: "exclusive" });
+  const first = manager.appendMessage({ role: "user", content: "one", timestamp: 1 });
+  manager.appendMessage({ role: "user", content: "two", timestamp: 2 });
+  manager.branch(first); // the leaf marker goes out under the kept lock too
+  const path = manager.getSessionFile() as string;
+  assert.equal(lockIsFreeForOthers(path), false);
+  manager.close();
+  assert.equal(lockIsFreeForOthers(path), true);
+  const reopened = SessionManager.open(path, dir);
+  assert.equal(reopened.getLeafId(), first);
+  assert.equal(reopened.getEntries().length, 2);
+  reopened.close();
+});
