@@ -1,4 +1,11 @@
-import type { CompactionEntry, CustomEntry, SessionEntry } from "./entry.js";
+import type {
+  BranchSummaryEntry,
+  CompactionEntry,
+  CustomEntry,
+  CustomMessageEntry,
+  SessionEntry,
+  SessionMessageEntry,
+} from "./entry.js";
 import { LEAF_MARKER_TYPE } from "./entry.js";
 import type { SessionIssue } from "./issues.js";
 import type { AgentMessage, AssistantMessage, CustomMessage } from "./messages.js";
@@ -27,96 +34,222 @@ export interface ProjectedContext extends SessionContext {
 }
 
 /**
+ * A root→leaf path as positions into a list of entries: entry i of the path is
+ * `entries[slots[i]]`. `SessionTree.getBranchSlots` hands a branch out this way, so projecting a
+ * long branch does not first copy every entry into a new array.
+ */
+export interface SlotPath {
+  readonly entries: readonly SessionEntry[];
+  readonly slots: Int32Array;
+}
+
+/**
  * Projects a root→leaf path into the model's context, exactly as pi's `buildSessionContext`:
  * thinking level and model from the path (an assistant message sets the model too), the last
  * compaction's summary first, then the kept entries before it from `firstKeptEntryId`, then
  * everything after it. Only messages, custom messages and non-empty branch summaries become messages.
  */
-export function projectContext(path: readonly SessionEntry[]): ProjectedContext {
-  let thinkingLevel = "off";
-  // The last entry that set the model; the object is built once, at the end.
-  let modelSource: SessionEntry | null = null;
-  let compactionIndex = -1;
-  const extensionState: Record<string, unknown> = {};
-  // One pass collects settings and, for the common case of no compaction, the messages too.
-  let out = new MessageCollector();
-  for (let index = 0; index < path.length; index++) {
-    const entry = path[index] as SessionEntry;
-    switch (entry.type) {
-      case "message":
-        out.push(entry.message as AgentMessage, entry.id);
-        if (entry.message.role === "assistant") modelSource = entry;
-        break;
-      case "custom_message":
-      case "branch_summary":
-        out.add(entry);
-        break;
-      case "thinking_level_change":
-        thinkingLevel = entry.thinkingLevel;
-        break;
-      case "model_change":
-        modelSource = entry;
-        break;
-      case "compaction":
-        compactionIndex = index;
-        break;
-      case "custom":
-        if (entry.customType !== LEAF_MARKER_TYPE)
-          extensionState[entry.customType] = (entry as CustomEntry).data;
-        break;
-    }
-  }
-  const model = modelOf(modelSource);
-
+export function projectContext(path: readonly SessionEntry[] | SlotPath): ProjectedContext {
+  const view = viewOf(path);
+  const found = readPath(view);
   const warnings: SessionIssue[] = [];
   let compaction: ProjectedContext["compaction"] = null;
-  if (compactionIndex >= 0) {
-    out = new MessageCollector();
-    const entry = path[compactionIndex] as CompactionEntry;
-    out.push(compactionSummary(entry), entry.id);
-    const keptIndex = path.findIndex((e, i) => i < compactionIndex && e.id === entry.firstKeptEntryId);
+  let out = found.messagesSinceCompaction;
+  if (found.compactionIndex >= 0) {
+    const entry = entryAt(view, found.compactionIndex) as CompactionEntry;
+    const keptIndex = indexOfId(view, entry.firstKeptEntryId, found.compactionIndex);
     compaction = { entryId: entry.id, firstKeptEntryId: entry.firstKeptEntryId, keptFound: keptIndex >= 0 };
     if (keptIndex < 0) warnings.push(keptRangeMissing(entry));
-    if (keptIndex >= 0) for (let i = keptIndex; i < compactionIndex; i++) out.add(path[i] as SessionEntry);
-    for (let i = compactionIndex + 1; i < path.length; i++) out.add(path[i] as SessionEntry);
+    // Without the kept entry, only the summary and what follows it: the kept range is empty.
+    const keptFrom = keptIndex < 0 ? found.compactionIndex : keptIndex;
+    out = compactedMessages(view, found.compactionIndex, keptFrom, out);
   }
+  out.finish();
   return {
     messages: out.messages,
-    thinkingLevel,
-    model,
-    extensionState,
+    thinkingLevel: found.thinkingLevel,
+    model: modelOf(found.modelSource),
+    extensionState: found.extensionState,
     compaction,
     messageEntryIds: out.ids,
     warnings,
   };
 }
 
+/** Either kind of path, read through `entryAt`: one shape, so the reads stay monomorphic. */
+interface PathView {
+  readonly entries: readonly SessionEntry[];
+  /** Null: the path is `entries` itself. */
+  readonly slots: Int32Array | null;
+  readonly length: number;
+}
+
+function viewOf(path: readonly SessionEntry[] | SlotPath): PathView {
+  if (isSlotPath(path)) return { entries: path.entries, slots: path.slots, length: path.slots.length };
+  return { entries: path, slots: null, length: path.length };
+}
+
+function isSlotPath(path: readonly SessionEntry[] | SlotPath): path is SlotPath {
+  return !Array.isArray(path);
+}
+
+function entryAt(path: PathView, index: number): SessionEntry {
+  return (
+    path.slots === null ? path.entries[index] : path.entries[path.slots[index] as number]
+  ) as SessionEntry;
+}
+
+/** What the one pass over a path finds. */
+interface PathReading {
+  thinkingLevel: string;
+  /** The last entry that set the model; the model object is built once, at the end. */
+  modelSource: SessionEntry | null;
+  extensionState: Record<string, unknown>;
+  /** The last compaction on the path, -1 if none. */
+  compactionIndex: number;
+  /** The messages after the last compaction: the whole context when there is none. */
+  messagesSinceCompaction: MessageCollector;
+}
+
+function readPath(path: PathView): PathReading {
+  const found: PathReading = {
+    thinkingLevel: "off",
+    modelSource: null,
+    extensionState: {},
+    compactionIndex: -1,
+    messagesSinceCompaction: new MessageCollector(path.length),
+  };
+  const out = found.messagesSinceCompaction;
+  for (let index = 0; index < path.length; index++) {
+    const entry = entryAt(path, index);
+    switch (entry.type) {
+      case "message":
+        out.add(entry);
+        if (entry.message.role === "assistant") found.modelSource = entry;
+        break;
+      case "custom_message":
+      case "branch_summary":
+        out.add(entry);
+        break;
+      case "thinking_level_change":
+        found.thinkingLevel = entry.thinkingLevel;
+        break;
+      case "model_change":
+        found.modelSource = entry;
+        break;
+      case "compaction":
+        found.compactionIndex = index;
+        // What came before returns, if at all, as the kept range.
+        out.clear();
+        break;
+      case "custom":
+        if (entry.customType !== LEAF_MARKER_TYPE)
+          found.extensionState[entry.customType] = (entry as CustomEntry).data;
+        break;
+    }
+  }
+  return found;
+}
+
+/** pi's order after a compaction: its summary, the kept entries before it, then what followed it. */
+function compactedMessages(
+  path: PathView,
+  compactionIndex: number,
+  keptFrom: number,
+  since: MessageCollector,
+): MessageCollector {
+  const entry = entryAt(path, compactionIndex) as CompactionEntry;
+  const out = new MessageCollector(1 + countMessages(path, keptFrom, compactionIndex) + since.size);
+  out.push(compactionSummary(entry), entry.id);
+  for (let i = keptFrom; i < compactionIndex; i++) out.add(entryAt(path, i));
+  out.append(since);
+  return out;
+}
+
+type MessageSourceEntry = SessionMessageEntry | CustomMessageEntry | BranchSummaryEntry;
+
+/** The one rule for which entries reach the model: counting and collecting both use it. */
+function becomesMessage(entry: SessionEntry): entry is MessageSourceEntry {
+  return (
+    entry.type === "message" ||
+    entry.type === "custom_message" ||
+    (entry.type === "branch_summary" && Boolean(entry.summary))
+  );
+}
+
+function countMessages(path: PathView, from: number, to: number): number {
+  let count = 0;
+  for (let i = from; i < to; i++) if (becomesMessage(entryAt(path, i))) count++;
+  return count;
+}
+
+/** The first position before `end` holding `id`, -1 if none: pi's `findIndex`. */
+function indexOfId(path: PathView, id: string, end: number): number {
+  for (let i = 0; i < end; i++) if (entryAt(path, i).id === id) return i;
+  return -1;
+}
+
+/**
+ * The messages and the id of the entry behind each, in arrays allocated once at their largest
+ * possible size and cut to length at the end: grown by `push`, two arrays as long as a
+ * 200,000-entry path are copied over and over, which costs more than the rest of the projection.
+ */
 class MessageCollector {
-  readonly messages: AgentMessage[] = [];
-  readonly ids: string[] = [];
+  readonly messages: AgentMessage[];
+  readonly ids: string[];
+  private count = 0;
+
+  constructor(capacity: number) {
+    this.messages = new Array<AgentMessage>(capacity);
+    this.ids = new Array<string>(capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
 
   push(message: AgentMessage, id: string): void {
-    this.messages.push(message);
-    this.ids.push(id);
+    this.messages[this.count] = message;
+    this.ids[this.count] = id;
+    this.count++;
   }
 
   add(entry: SessionEntry): void {
-    if (entry.type === "message") this.push(entry.message as AgentMessage, entry.id);
-    else if (entry.type === "custom_message") {
-      const message: CustomMessage = {
-        role: "custom",
-        customType: entry.customType,
-        content: entry.content,
-        display: entry.display,
-        details: entry.details,
-        timestamp: Date.parse(entry.timestamp),
-      };
-      this.push(message, entry.id);
-    } else if (entry.type === "branch_summary" && entry.summary) {
-      const summary = { role: "branchSummary" as const, summary: entry.summary, fromId: entry.fromId };
-      this.push({ ...summary, timestamp: Date.parse(entry.timestamp) }, entry.id);
-    }
+    if (becomesMessage(entry)) this.push(messageOf(entry), entry.id);
   }
+
+  append(other: MessageCollector): void {
+    for (let i = 0; i < other.count; i++)
+      this.push(other.messages[i] as AgentMessage, other.ids[i] as string);
+  }
+
+  /** Drops what was collected and keeps the space. */
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Cuts both arrays to what was collected, so no unused slot is ever seen. */
+  finish(): void {
+    this.messages.length = this.count;
+    this.ids.length = this.count;
+  }
+}
+
+function messageOf(entry: MessageSourceEntry): AgentMessage {
+  if (entry.type === "message") return entry.message as AgentMessage;
+  if (entry.type === "custom_message") {
+    const message: CustomMessage = {
+      role: "custom",
+      customType: entry.customType,
+      content: entry.content,
+      display: entry.display,
+      details: entry.details,
+      timestamp: Date.parse(entry.timestamp),
+    };
+    return message;
+  }
+  const summary = { role: "branchSummary" as const, summary: entry.summary, fromId: entry.fromId };
+  return { ...summary, timestamp: Date.parse(entry.timestamp) };
 }
 
 function modelOf(entry: SessionEntry | null): ModelRef | null {

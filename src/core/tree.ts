@@ -1,4 +1,5 @@
 import { sameContent } from "./canonical-json.js";
+import type { SlotPath } from "./context.js";
 import {
   type BranchSummaryEntry,
   type EntryDraft,
@@ -231,16 +232,40 @@ export class SessionTree {
    * empty path, as in pi. Parent cycles are cut where `analyze` found them, so this always ends.
    */
   getBranch(fromId?: string | null): SessionEntry[] {
+    const { entries, slots } = this.getBranchSlots(fromId);
+    // Sized once: pushing and reversing would copy a long path several times over.
+    const path = new Array<SessionEntry>(slots.length);
+    for (let index = 0; index < slots.length; index++)
+      path[index] = entries[slots[index] as number] as SessionEntry;
+    return path;
+  }
+
+  /**
+   * `getBranch` as positions into the stored entries, without copying an entry: what
+   * `projectContext` reads when only the context is wanted.
+   */
+  getBranchSlots(fromId?: string | null): SlotPath {
     this.ensureAnalyzed();
     const startId = fromId === undefined ? this.leafId : fromId;
-    const path: SessionEntry[] = [];
-    let slot = startId === null ? -1 : (this.slotById.get(startId) ?? -1);
-    // The budget only matters for a cycle that arrived since the last analysis: a walk always ends.
-    for (let budget = this.order.length; slot >= 0 && budget >= 0; budget--) {
-      path.push(this.order[slot] as SessionEntry);
+    const startSlot = startId === null ? -1 : (this.slotById.get(startId) ?? -1);
+    const slots = new Int32Array(this.depthOf(startSlot));
+    // The walk goes leaf → root, the path root → leaf: fill from the end.
+    for (let index = slots.length - 1, slot = startSlot; index >= 0; index--) {
+      slots[index] = slot;
       slot = this.parentSlot[slot] as number;
     }
-    return path.reverse();
+    return { entries: this.order, slots };
+  }
+
+  /** How many entries the walk from `slot` to the root visits. */
+  private depthOf(slot: number): number {
+    let depth = 0;
+    // The budget only matters for a cycle that arrived since the last analysis: a walk always ends.
+    for (let budget = this.order.length; slot >= 0 && budget >= 0; budget--) {
+      depth++;
+      slot = this.parentSlot[slot] as number;
+    }
+    return depth;
   }
 
   /**

@@ -337,12 +337,12 @@ export class SessionManager {
 
   /** The model's context at the leaf: pi's fields, plus extension state and warnings. */
   buildSessionContext(): ProjectedContext {
-    return projectContext(this.tree.getBranch());
+    return projectContext(this.tree.getBranchSlots());
   }
 
   /** The context as it would be with the leaf at `entryId`. */
   buildSessionContextAt(entryId: string | null): ProjectedContext {
-    return projectContext(entryId === null ? [] : this.tree.getBranch(entryId));
+    return projectContext(entryId === null ? [] : this.tree.getBranchSlots(entryId));
   }
 
   /** Problems met reading the file (line numbers, offsets) and in the tree's structure. */
