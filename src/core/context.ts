@@ -55,25 +55,76 @@ export function projectContext(path: readonly SessionEntry[] | SlotPath): Projec
   const warnings: SessionIssue[] = [];
   let compaction: ProjectedContext["compaction"] = null;
   let out = found.messagesSinceCompaction;
+  // Without a compaction (or its kept entry), the kept range is empty.
+  let keptFrom = found.compactionIndex;
   if (found.compactionIndex >= 0) {
     const entry = entryAt(view, found.compactionIndex) as CompactionEntry;
     const keptIndex = indexOfId(view, entry.firstKeptEntryId, found.compactionIndex);
     compaction = { entryId: entry.id, firstKeptEntryId: entry.firstKeptEntryId, keptFound: keptIndex >= 0 };
     if (keptIndex < 0) warnings.push(keptRangeMissing(entry));
-    // Without the kept entry, only the summary and what follows it: the kept range is empty.
-    const keptFrom = keptIndex < 0 ? found.compactionIndex : keptIndex;
+    else keptFrom = keptIndex;
     out = compactedMessages(view, found.compactionIndex, keptFrom, out);
   }
   out.finish();
-  return {
+  const context: ProjectedContext = {
     messages: out.messages,
     thinkingLevel: found.thinkingLevel,
     model: modelOf(found.modelSource),
     extensionState: found.extensionState,
     compaction,
-    messageEntryIds: out.ids,
+    messageEntryIds: [],
     warnings,
   };
+  const idsOf = () => messageIdsOf(view, found.compactionIndex, keptFrom);
+  if (view.slots === null) context.messageEntryIds = idsOf();
+  else defineLazily(context, "messageEntryIds", idsOf);
+  return context;
+}
+
+/**
+ * The ids behind the messages, by the same rule and in the same order as the messages: the
+ * compaction (for its summary), the kept range before it, then everything after it.
+ */
+function messageIdsOf(path: PathView, compactionIndex: number, keptFrom: number): string[] {
+  const ids: string[] = [];
+  const collect = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const entry = entryAt(path, i);
+      if (becomesMessage(entry)) ids.push(entry.id);
+    }
+  };
+  if (compactionIndex >= 0) {
+    ids.push(entryAt(path, compactionIndex).id);
+    collect(keptFrom, compactionIndex);
+  }
+  collect(compactionIndex + 1, path.length);
+  return ids;
+}
+
+/**
+ * Replaces `key` (keeping its place among the keys) with a value computed on first read. For a
+ * branch read from the tree's own entries, which only ever grow, so the answer cannot change: an
+ * agent's model call never reads the ids, and on a 200,000-entry path they are an array as long
+ * as the messages, built for nothing. Reads, spreads and JSON see an ordinary value.
+ */
+function defineLazily<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
+  let value: T[K] | undefined;
+  let computed = false;
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!computed) {
+        value = compute();
+        computed = true;
+      }
+      return value;
+    },
+    set: (next: T[K]) => {
+      value = next;
+      computed = true;
+    },
+  });
 }
 
 /** Either kind of path, read through `entryAt`: one shape, so the reads stay monomorphic. */
@@ -160,7 +211,7 @@ function compactedMessages(
 ): MessageCollector {
   const entry = entryAt(path, compactionIndex) as CompactionEntry;
   const out = new MessageCollector(1 + countMessages(path, keptFrom, compactionIndex) + since.size);
-  out.push(compactionSummary(entry), entry.id);
+  out.push(compactionSummary(entry));
   for (let i = keptFrom; i < compactionIndex; i++) out.add(entryAt(path, i));
   out.append(since);
   return out;
@@ -190,37 +241,33 @@ function indexOfId(path: PathView, id: string, end: number): number {
 }
 
 /**
- * The messages and the id of the entry behind each, in arrays allocated once at their largest
- * possible size and cut to length at the end: grown by `push`, two arrays as long as a
- * 200,000-entry path are copied over and over, which costs more than the rest of the projection.
+ * The messages, in an array allocated once at its largest possible size and cut to length at the
+ * end: grown by `push`, an array as long as a 200,000-entry path is copied over and over, which
+ * costs more than the rest of the projection.
  */
 class MessageCollector {
   readonly messages: AgentMessage[];
-  readonly ids: string[];
   private count = 0;
 
   constructor(capacity: number) {
     this.messages = new Array<AgentMessage>(capacity);
-    this.ids = new Array<string>(capacity);
   }
 
   get size(): number {
     return this.count;
   }
 
-  push(message: AgentMessage, id: string): void {
+  push(message: AgentMessage): void {
     this.messages[this.count] = message;
-    this.ids[this.count] = id;
     this.count++;
   }
 
   add(entry: SessionEntry): void {
-    if (becomesMessage(entry)) this.push(messageOf(entry), entry.id);
+    if (becomesMessage(entry)) this.push(messageOf(entry));
   }
 
   append(other: MessageCollector): void {
-    for (let i = 0; i < other.count; i++)
-      this.push(other.messages[i] as AgentMessage, other.ids[i] as string);
+    for (let i = 0; i < other.count; i++) this.push(other.messages[i] as AgentMessage);
   }
 
   /** Drops what was collected and keeps the space. */
@@ -228,10 +275,9 @@ class MessageCollector {
     this.count = 0;
   }
 
-  /** Cuts both arrays to what was collected, so no unused slot is ever seen. */
+  /** Cuts the array to what was collected, so no unused slot is ever seen. */
   finish(): void {
     this.messages.length = this.count;
-    this.ids.length = this.count;
   }
 }
 

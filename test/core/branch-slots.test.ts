@@ -111,4 +111,25 @@ describe("SessionTree.getBranchSlots and projectContext over slots", () => {
     );
     assertDense(context);
   });
+
+  test("the message ids, built on first read, do not change when the tree grows first; they can be replaced", () => {
+    const tree = mixedTree();
+    const context = projectContext(tree.getBranchSlots("a3"));
+    tree.branch("a3");
+    for (let i = 0; i < 100; i++)
+      tree.append({ type: "message", message: { role: "user", content: `${i}`, timestamp: i } });
+    assert.deepEqual(context.messageEntryIds, ["c1", "u2", "u3", "a3"]);
+    assert.deepEqual({ ...context }.messageEntryIds, ["c1", "u2", "u3", "a3"], "a spread copies the value");
+    context.messageEntryIds = ["x"];
+    assert.deepEqual(context.messageEntryIds, ["x"]);
+    assert.deepEqual(Object.keys(context), [
+      "messages",
+      "thinkingLevel",
+      "model",
+      "extensionState",
+      "compaction",
+      "messageEntryIds",
+      "warnings",
+    ]);
+  });
 });
