@@ -15,14 +15,15 @@ async function open(): Promise<unknown> {
     return SessionManager.open(file, dirname(file)).buildSessionContext();
   }
   if (mode === "full") {
-    const { SessionManager } = await import("../src/session/session-manager.js");
-    return SessionManager.open(file, dirname(file)).buildSessionContext();
+    const { SessionFile } = await import("../src/store/jsonl/session-file.js");
+    const { projectContext } = await import("../src/core/context.js");
+    return projectContext(SessionFile.open(file).tree.getBranch());
   }
   if (mode === "cold" || mode === "warm") {
     const { indexPathFor } = await import("../src/store/jsonl/sidecar-index.js");
-    const { openPathOnly } = await import("../src/session/path-resume.js");
+    const { SessionManager } = await import("../src/session/session-manager.js");
     if (mode === "cold") rmSync(indexPathFor(file), { force: true });
-    return openPathOnly(file).context;
+    return SessionManager.open(file, dirname(file)).buildSessionContext();
   }
   if (mode === "baseline-pi") return import("@mariozechner/pi-coding-agent");
   if (mode === "baseline") return import("../src/session/session-manager.js");

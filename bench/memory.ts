@@ -35,7 +35,11 @@ export function measureMemory(
     const above = `above each one's module baseline: ours ${(ours - baseline.ours).toFixed(0)} MiB, pi ${(pi - baseline.pi).toFixed(0)} MiB`;
     return { group, what, unit: "MiB", ours, pi, note: `maxRSS of a fresh process; ${above}` };
   };
-  return [row("SessionManager.open", "full"), row("resume, cold", "cold"), row("resume, warm index", "warm")];
+  return [
+    row("SessionManager.open + context, first open (no index)", "cold"),
+    row("SessionManager.open + context, index present", "warm"),
+    row("full read of every line + context", "full"),
+  ];
 }
 
 /** Peak memory of a process that only loads the modules: ours, and pi's. */

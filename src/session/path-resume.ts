@@ -71,25 +71,31 @@ const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, code]) =>
  * const { context, leafId } = openPathOnly(file);
  */
 export function openPathOnly(sessionPath: string): PathOnlySession {
+  return resumeThroughIndex(sessionPath) ?? readWhole(sessionPath);
+}
+
+/**
+ * `openPathOnly` when the sidecar index can serve it (created or refreshed on the way); null when it
+ * cannot (an older format, no readable header, an index that does not hold even when rebuilt), so
+ * the caller reads the whole file its own way.
+ */
+export function resumeThroughIndex(sessionPath: string): PathOnlySession | null {
   const fd = openForRead(sessionPath);
   try {
     const found = currentIndex(sessionPath, fd);
-    if (found) {
-      const result = readThroughIndex(fd, found.index, found.state);
-      if (result) return result;
-      // The index did not match the file: build it again from the file and try once more.
-      const stats = fstatSync(fd);
-      const rebuilt = scanInto(new IndexBuilder(), fd, stats);
-      saveIndex(sessionPath, rebuilt);
-      const retried = readThroughIndex(fd, rebuilt, "rebuilt");
-      if (retried) return retried;
-    }
+    if (!found) return null;
+    const result = readThroughIndex(fd, found.index, found.state);
+    if (result) return result;
+    // The index did not match the file: build it again from the file and try once more.
+    const rebuilt = scanInto(new IndexBuilder(), fd, fstatSync(fd));
+    saveIndex(sessionPath, rebuilt);
+    return readThroughIndex(fd, rebuilt, "rebuilt");
   } catch (error) {
-    if (!(error instanceof NotIndexable)) throw error;
+    if (error instanceof NotIndexable) return null;
+    throw error;
   } finally {
     closeSync(fd);
   }
-  return readWhole(sessionPath);
 }
 
 function readThroughIndex(fd: number, index: SessionIndex, state: IndexState): PathOnlySession | null {

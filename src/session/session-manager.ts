@@ -22,6 +22,7 @@ import { listSessions, type SessionListProgress } from "./list.js";
 import { findMostRecentSession } from "./locate.js";
 import type { NewSessionOptions } from "./new-header.js";
 import { newHeader, rootOf } from "./new-header.js";
+import { type PathOnlySession, resumeThroughIndex } from "./path-resume.js";
 import type { SessionInfo } from "./session-info.js";
 
 /** What sessiontree adds to pi's constructors; every field is optional. */
@@ -64,6 +65,11 @@ export class SessionManager {
   private header!: SessionHeader;
   private sessionFile: string | undefined;
   private file: SessionFile | null = null;
+  /**
+   * An opened session whose leaf, path and context came from the sidecar index: the whole file is
+   * read only when something needs more (any other read, or a write). See `loadedFile`.
+   */
+  private resumed: PathOnlySession | null = null;
   private memoryTree = new SessionTree();
   private lease: WriterLease | null = null;
   private readOnly = false;
@@ -168,9 +174,14 @@ export class SessionManager {
       return;
     }
     this.releaseFile();
-    this.file = SessionFile.open(path, this.fileOptions());
-    this.header = this.file.header;
     this.sessionFile = path;
+    this.resumed = resumeCleanly(path);
+    if (this.resumed) {
+      this.header = this.resumed.header;
+    } else {
+      this.file = SessionFile.open(path, this.fileOptions());
+      this.header = this.file.header;
+    }
     this.takeLease(path);
   }
 
@@ -308,10 +319,13 @@ export class SessionManager {
   // ---- reads ----
 
   getLeafId(): string | null {
+    if (this.resumed) return this.resumed.leafId;
     return this.tree.getLeafId();
   }
   getLeafEntry(): SessionEntry | undefined {
-    return this.tree.getLeafEntry();
+    const leafId = this.resumed?.leafId;
+    const read = leafId && this.resumed?.entries.find((entry) => entry.id === leafId);
+    return read || this.tree.getLeafEntry();
   }
   getEntry(id: string): SessionEntry | undefined {
     return this.tree.getEntry(id);
@@ -337,6 +351,8 @@ export class SessionManager {
 
   /** The model's context at the leaf: pi's fields, plus extension state and warnings. */
   buildSessionContext(): ProjectedContext {
+    // Nothing can have moved the leaf since the resume: any write reads the whole file first.
+    if (this.resumed) return copyOfContext(this.resumed.context);
     return projectContext(this.tree.getBranchSlots());
   }
 
@@ -347,7 +363,8 @@ export class SessionManager {
 
   /** Problems met reading the file (line numbers, offsets) and in the tree's structure. */
   getIssues(): SessionIssue[] {
-    return this.file ? this.file.getIssues() : this.memoryTree.getIssues();
+    const file = this.loadedFile();
+    return file ? file.getIssues() : this.memoryTree.getIssues();
   }
 
   /** Reads entries other processes appended since this manager last looked. */
@@ -373,6 +390,7 @@ export class SessionManager {
   private releaseFile(): void {
     this.file?.close();
     this.file = null;
+    this.resumed = null;
     this.lease?.release();
     this.lease = null;
     this.readOnly = false;
@@ -390,7 +408,24 @@ export class SessionManager {
 
   /** The tree index itself, for callers that need more than pi's API. */
   get tree(): SessionTree {
-    return this.file ? this.file.tree : this.memoryTree;
+    const file = this.loadedFile();
+    return file ? file.tree : this.memoryTree;
+  }
+
+  /**
+   * The session file with its whole tree. After a resume through the index, this is where the file
+   * is read, keeping the resumed leaf (lines others appended meanwhile join without moving it, as
+   * a catch-up before a write does).
+   */
+  private loadedFile(): SessionFile | null {
+    const resumed = this.resumed;
+    if (resumed === null) return this.file;
+    this.resumed = null;
+    this.file = SessionFile.open(this.sessionFile as string, this.fileOptions());
+    this.header = this.file.header;
+    if (resumed.leafId === null) this.file.tree.resetLeaf();
+    else if (this.file.tree.getEntry(resumed.leafId)) this.file.tree.branch(resumed.leafId);
+    return this.file;
   }
 
   // ---- writing ----
@@ -407,7 +442,7 @@ export class SessionManager {
 
   /** A leaf move is written as a hidden marker, so the next open lands on the same leaf. */
   private persistLeaf(): void {
-    if (!this.persist || !this.file) return;
+    if (!this.persist || !this.loadedFile()) return;
     const leaf = this.tree.getLeafId();
     this.writable().write((tree) => {
       if (leaf === null) tree.resetLeaf();
@@ -425,7 +460,8 @@ export class SessionManager {
       );
     }
     const path = this.sessionFile as string;
-    if (!this.file) {
+    const file = this.loadedFile();
+    if (!file) {
       this.file = SessionFile.create(path, this.header, [], this.fileOptions());
       this.takeLease(path);
       return this.file;
@@ -435,8 +471,8 @@ export class SessionManager {
       this.takeLease(path);
       if (this.readOnly) return this.writable();
     }
-    if (this.file.migratedFrom !== null) this.writeBackMigrated(this.file);
-    return this.file;
+    if (file.migratedFrom !== null) this.writeBackMigrated(file);
+    return this.file as SessionFile;
   }
 
   /**
@@ -455,4 +491,22 @@ export class SessionManager {
     else if (this.file.tree.getEntry(leaf)) this.file.tree.branch(leaf);
     this.header = this.file.header;
   }
+}
+
+/** A resume through the sidecar index, unless the lines it read had problems (then read it all). */
+function resumeCleanly(path: string): PathOnlySession | null {
+  const resumed = resumeThroughIndex(path);
+  return resumed && resumed.issues.length === 0 ? resumed : null;
+}
+
+/** A context the caller may change without changing the one kept for the next call. */
+function copyOfContext(context: ProjectedContext): ProjectedContext {
+  return {
+    ...context,
+    messages: context.messages.slice(),
+    extensionState: { ...context.extensionState },
+    compaction: context.compaction && { ...context.compaction },
+    messageEntryIds: context.messageEntryIds.slice(),
+    warnings: context.warnings.slice(),
+  };
 }
