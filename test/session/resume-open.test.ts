@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { projectContext } from "../../src/core/context.js";
+import type { CustomEntry } from "../../src/core/entry.js";
+import { SessionManager } from "../../src/session/session-manager.js";
+import { SessionFile } from "../../src/store/jsonl/session-file.js";
+import { indexPathFor } from "../../src/store/jsonl/sidecar-index.js";
+import { messageMaker } from "../support/messages.js";
+
+const dir = mkdtempSync(join(tmpdir(), "sessiontree-resume-open-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const { user, assistant } = messageMaker();
+
+/** A session with a compaction, an abandoned branch and extension state; returns its path and leaf. */
+function writeSession(): { path: string; leaf: string; abandoned: string } {
+  const sm = SessionManager.create("/tmp/project", dir);
+  const first = sm.appendMessage(user("first"));
+  sm.appendMessage(assistant("first answer"));
+  const abandoned = sm.appendMessage(user("abandoned"));
+  sm.branch(first);
+  const kept = sm.appendMessage(user("kept"));
+  sm.appendMessage(assistant("kept answer"));
+  sm.appendThinkingLevelChange("high");
+  sm.appendCustomEntry("ext", { n: 1 });
+  sm.appendCompaction("summary", kept, 1234);
+  sm.appendMessage(user("after"));
+  const leaf = sm.appendMessage(assistant("after answer"));
+  sm.close();
+  return { path: sm.getSessionFile() as string, leaf, abandoned };
+}
+
+/** Whether the manager has read the whole file yet (its full tree is loaded). */
+function readWhole(manager: SessionManager): boolean {
+  return (manager as unknown as { file: unknown }).file !== null;
+}
+
+test("open gives the leaf and context from the index, without reading the whole file", () => {
+  const { path, leaf } = writeSession();
+  const full = SessionFile.open(path);
+  const expected = projectContext(full.tree.getBranch());
+  full.close();
+  for (const state of ["first open (index written)", "index present"]) {
+    const manager = SessionManager.open(path, dir);
+    assert.ok(existsSync(indexPathFor(path)), state);
+    assert.equal(manager.getLeafId(), leaf, state);
+    assert.equal(manager.getLeafEntry()?.id, leaf, state);
+    assert.deepStrictEqual(manager.buildSessionContext(), expected, state);
+    assert.equal(manager.getHeader()?.id, full.header.id);
+    assert.equal(readWhole(manager), false, `${state}: only the context's lines were read`);
+    manager.close();
+  }
+});
+
+test("a caller changing the context it got does not change the next one", () => {
+  const { path } = writeSession();
+  const manager = SessionManager.open(path, dir);
+  const first = manager.buildSessionContext();
+  const count = first.messages.length;
+  first.messages.length = 0;
+  first.messageEntryIds.push("x");
+  first.extensionState.ext = "changed";
+  const second = manager.buildSessionContext();
+  assert.equal(second.messages.length, count);
+  assert.equal(second.messageEntryIds.length, count);
+  assert.deepEqual(second.extensionState, { ext: { n: 1 } });
+});
+
+test("any other call reads the whole file; the tree is the one a full open gives", () => {
+  const { path, abandoned } = writeSession();
+  const manager = SessionManager.open(path, dir);
+  const eager = SessionFile.open(path);
+  assert.deepEqual(manager.getEntries(), eager.tree.getEntries());
+  assert.ok(manager.getEntry(abandoned), "the abandoned branch is there");
+  assert.equal(readWhole(manager), true);
+  assert.deepEqual(manager.getIssues(), []);
+  eager.close();
+  manager.close();
+});
+
+test("an append after a resume continues from the resumed leaf, also when another process wrote meanwhile", () => {
+  const { path, leaf } = writeSession();
+  const manager = SessionManager.open(path, dir);
+  assert.equal(manager.getLeafId(), leaf);
+  // Another writer appends after our open, before we read the whole file.
+  const other = SessionFile.open(path);
+  const [foreign] = other.write((tree) => [
+    tree.append<CustomEntry>({ type: "custom", customType: "other" }),
+  ]);
+  other.close();
+  const next = manager.appendMessage(user("next"));
+  assert.equal(manager.getEntry(next)?.parentId, leaf, "our leaf did not move to the other writer's entry");
+  assert.ok(manager.getEntry(foreign?.id as string), "the other writer's entry joined the tree");
+  manager.close();
+  const reopened = SessionManager.open(path, dir);
+  assert.equal(reopened.getLeafId(), next);
+  assert.deepEqual(reopened.getIssues(), []);
+  reopened.close();
+});
+
+test("a damaged line on the path is reported: such a resume reads the whole file at once", () => {
+  const { path } = writeSession();
+  SessionManager.open(path, dir).close(); // an index that covers the clean file
+  const lines = readFileSync(path, "utf8").split("\n");
+  const last = lines.length - 2; // the leaf's line (the file ends with a newline)
+  lines[last] = `${(lines[last] as string).slice(0, -2)}  `; // same length, no longer JSON
+  writeFileSync(path, lines.join("\n"));
+  const manager = SessionManager.open(path, dir);
+  assert.ok(
+    manager.getIssues().some((issue) => issue.line === last + 1),
+    "the damaged line is reported with its number",
+  );
+  manager.close();
+});
+
+test("a session of an older format is opened by reading it whole (and migrated on the first write)", () => {
+  const path = join(dir, "v1.jsonl");
+  const header = {
+    type: "session",
+    id: "0195f0a0-0000-7000-8000-0000000000a1",
+    timestamp: "2025-01-01T00:00:00.000Z",
+    cwd: "/tmp/project",
+  };
+  const message = { type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: user("old") };
+  writeFileSync(path, `${JSON.stringify(header)}\n${JSON.stringify(message)}\n`);
+  const manager = SessionManager.open(path, dir);
+  assert.equal(readWhole(manager), true);
+  assert.equal(manager.buildSessionContext().messages.length, 1);
+  manager.close();
+});
