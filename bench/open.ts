@@ -1,5 +1,5 @@
-import { rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { copyFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { projectContext } from "../src/core/context.js";
 import { openPathOnly } from "../src/session/path-resume.js";
@@ -71,6 +71,61 @@ function openWhole(path: string): unknown {
   const context = projectContext(file.tree.getBranch());
   file.close();
   return context;
+}
+
+/**
+ * What an agent does on resume: open, build the context, append the next message. Ours reads the
+ * whole file at that first append (the open read only the context's lines), so this is the full
+ * cost of resuming to continue, against pi's. Each run works on a fresh copy of the file, with the
+ * index of the original in place, as on any open after the first.
+ */
+export function measureResumeAndAppend(session: GeneratedSession, label: string, runs: number): Row {
+  const dir = dirname(session.path);
+  openPathOnly(session.path);
+  const copy = (name: string) => {
+    const path = join(dir, `continue-${name}.jsonl`);
+    copyFileSync(session.path, path);
+    copyFileSync(indexPathFor(session.path), indexPathFor(path));
+    return path;
+  };
+  const next = { role: "user" as const, content: "and now the next step", timestamp: Date.now() };
+  let piPath = "";
+  let ourPath = "";
+  const t = interleaved(runs, {
+    pi: {
+      before: () => {
+        piPath = copy("pi");
+      },
+      run: () => {
+        const manager = PiSessionManager.open(piPath, dir);
+        manager.buildSessionContext();
+        return manager.appendMessage(next);
+      },
+    },
+    ours: {
+      before: () => {
+        ourPath = copy("ours");
+      },
+      run: () => {
+        const manager = SessionManager.open(ourPath, dir);
+        manager.buildSessionContext();
+        const id = manager.appendMessage(next);
+        manager.close();
+        return id;
+      },
+    },
+  });
+  for (const path of [piPath, ourPath]) {
+    rmSync(path, { force: true });
+    rmSync(indexPathFor(path), { force: true });
+  }
+  return {
+    group: `resume and continue (${label})`,
+    what: "open + context + the first append (ours reads the whole file at the append)",
+    unit: "ms",
+    ours: t.ours,
+    pi: t.pi,
+  };
 }
 
 /** getBranch, getTree and getChildren on sessions both managers already hold open. */

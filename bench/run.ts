@@ -10,7 +10,7 @@ import { encodeCeiling, fsyncRate, measureDurableAppends, measurePlainAppends } 
 import { type GeneratedSession, generateSession } from "./generate.js";
 import { generateFolder, measureListing } from "./listing.js";
 import { baselineRss, measureMemory } from "./memory.js";
-import { measureDeepChain, measureOpen, measureTreeOps } from "./open.js";
+import { measureDeepChain, measureOpen, measureResumeAndAppend, measureTreeOps } from "./open.js";
 import { parseReference } from "./reference.js";
 import { consoleTable, environment, markdownTable, targetSummary } from "./report.js";
 import type { Row } from "./results.js";
@@ -62,6 +62,7 @@ try {
         `open + context ${name}: pi ${open.times.pi.toFixed(0)} ms, ours warm ${open.times.warm.toFixed(1)} ms`,
       );
       if (branchy) {
+        rows.push(measureResumeAndAppend(session, name, runs));
         rows.push(...measureTreeOps(session, name, runs));
         if (n === config.sizes[config.sizes.length - 1]) {
           rows.push(...measureMemory(session, name, config.memoryRuns, baseline));
@@ -160,7 +161,12 @@ try {
     "  (inode, size, mtime, hashes of the header and the last indexed line, and every line read) and rebuilding it when stale.",
     "  *first open* includes scanning the file and writing the index; *index present* is every later open. The whole file is read",
     "  when a call needs more than the leaf's context (getEntries, getTree, any write): that read is the *full read* row, bounded by",
-    "  JSON.parse of the whole file as pi's open is.",
+    "  JSON.parse of the whole file as pi's open is. Files under 1 MiB are read whole at open.",
+    "- *resume and continue* adds the first append to open + context: ours reads the whole file there, so this is the",
+    "  cost of resuming a session to go on with it, where the open rows are the cost of resuming it to read it.",
+    "- *append* rows time appends on a manager whose session is already read whole (pi reads it at open). Locking",
+    "  *normal* takes the file's lock, checks the path and catches up for each append; *exclusive* keeps the lock until",
+    "  `close()`, as SQLite's exclusive locking mode, and suits one owning writer, which is what pi assumes of every session.",
     "- *list repeated* uses the folder catalog (`src/session/catalog.ts`): unchanged files are only stat'ed, appended ones are read",
     "  from where the catalog stopped.",
     "- Ratios above 1 mean sessiontree is faster (or smaller). The machine is shared: absolute figures move with its load, the",

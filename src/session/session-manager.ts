@@ -167,7 +167,8 @@ export class SessionManager {
   /** Switches to another session file (used for resume). A missing file starts a new session there. */
   setSessionFile(sessionFile: string): void {
     const path = resolve(sessionFile);
-    if (!existsSync(path) || statSync(path).size === 0) {
+    const size = existsSync(path) ? statSync(path).size : 0;
+    if (size === 0) {
       // Nothing to lose: start a new session that will be written at this path.
       this.newSession();
       this.sessionFile = path;
@@ -175,7 +176,7 @@ export class SessionManager {
     }
     this.releaseFile();
     this.sessionFile = path;
-    this.resumed = resumeCleanly(path);
+    this.resumed = resumeCleanly(path, size);
     if (this.resumed) {
       this.header = this.resumed.header;
     } else {
@@ -493,8 +494,15 @@ export class SessionManager {
   }
 }
 
-/** A resume through the sidecar index, unless the lines it read had problems (then read it all). */
-function resumeCleanly(path: string): PathOnlySession | null {
+/**
+ * Below this size a whole read is quick, and the first append would read the file anyway: no index
+ * (and no `.idx` file beside every small session).
+ */
+const INDEXED_RESUME_FROM_BYTES = 1 << 20;
+
+/** A resume through the sidecar index, unless the file is small or the lines it read had problems. */
+function resumeCleanly(path: string, size: number): PathOnlySession | null {
+  if (size < INDEXED_RESUME_FROM_BYTES) return null;
   const resumed = resumeThroughIndex(path);
   return resumed && resumed.issues.length === 0 ? resumed : null;
 }

@@ -14,12 +14,16 @@ const dir = mkdtempSync(join(tmpdir(), "sessiontree-resume-open-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const { user, assistant } = messageMaker();
 
-/** A session with a compaction, an abandoned branch and extension state; returns its path and leaf. */
+/**
+ * A session of over 1 MiB (smaller ones are read whole) with a compaction, an abandoned branch
+ * holding most of the bytes, and extension state; returns its path and leaf.
+ */
 function writeSession(): { path: string; leaf: string; abandoned: string } {
   const sm = SessionManager.create("/tmp/project", dir);
   const first = sm.appendMessage(user("first"));
   sm.appendMessage(assistant("first answer"));
   const abandoned = sm.appendMessage(user("abandoned"));
+  sm.appendMessage(assistant("a long tool output ".repeat(60_000)));
   sm.branch(first);
   const kept = sm.appendMessage(user("kept"));
   sm.appendMessage(assistant("kept answer"));
@@ -115,7 +119,7 @@ test("a damaged line on the path is reported: such a resume reads the whole file
   manager.close();
 });
 
-test("a session of an older format is opened by reading it whole (and migrated on the first write)", () => {
+test("a large session of an older format is opened by reading it whole (and migrated on the first write)", () => {
   const path = join(dir, "v1.jsonl");
   const header = {
     type: "session",
@@ -123,10 +127,27 @@ test("a session of an older format is opened by reading it whole (and migrated o
     timestamp: "2025-01-01T00:00:00.000Z",
     cwd: "/tmp/project",
   };
-  const message = { type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: user("old") };
+  const message = {
+    type: "message",
+    timestamp: "2025-01-01T00:00:01.000Z",
+    message: user("old ".repeat(300_000)),
+  };
   writeFileSync(path, `${JSON.stringify(header)}\n${JSON.stringify(message)}\n`);
   const manager = SessionManager.open(path, dir);
   assert.equal(readWhole(manager), true);
   assert.equal(manager.buildSessionContext().messages.length, 1);
+  manager.close();
+});
+
+test("a small session is read whole at open, and no index is written beside it", () => {
+  const sm = SessionManager.create("/tmp/project", dir);
+  sm.appendMessage(user("small"));
+  sm.appendMessage(assistant("small answer"));
+  sm.close();
+  const path = sm.getSessionFile() as string;
+  const manager = SessionManager.open(path, dir);
+  assert.equal(readWhole(manager), true);
+  assert.equal(manager.buildSessionContext().messages.length, 2);
+  assert.equal(existsSync(indexPathFor(path)), false);
   manager.close();
 });
