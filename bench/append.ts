@@ -72,8 +72,7 @@ function timePiAppends(source: string, count: number): number {
 
 /**
  * The same with ours, in the given locking mode. The time includes nothing of the open or close;
- * the whole file is read before it, as pi's open does (ours reads it at the first call that needs
- * it; "resume and continue" in bench/open.ts measures that read together with the first append).
+ * the whole file is read before it, as pi's open does, so both append to a session held whole.
  */
 function timeOurAppends(source: string, count: number, locking: LockingMode): number {
   const file = copyOf(source, `ours-${locking}`);

@@ -74,10 +74,10 @@ function openWhole(path: string): unknown {
 }
 
 /**
- * What an agent does on resume: open, build the context, append the next message. Ours reads the
- * whole file at that first append (the open read only the context's lines), so this is the full
- * cost of resuming to continue, against pi's. Each run works on a fresh copy of the file, with the
- * index of the original in place, as on any open after the first.
+ * What an agent does on resume: open, build the context, append the next message. Ours appends
+ * under the leaf without reading the whole file (the lock, a catch-up with what others wrote since
+ * the index, one write). Each run works on a fresh copy of the file, with the index of the
+ * original in place, as on any open after the first.
  */
 export function measureResumeAndAppend(session: GeneratedSession, label: string, runs: number): Row {
   const dir = dirname(session.path);
@@ -121,7 +121,7 @@ export function measureResumeAndAppend(session: GeneratedSession, label: string,
   }
   return {
     group: `resume and continue (${label})`,
-    what: "open + context + the first append (ours reads the whole file at the append)",
+    what: "open + context + the first append",
     unit: "ms",
     ours: t.ours,
     pi: t.pi,

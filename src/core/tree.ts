@@ -60,6 +60,8 @@ export class SessionTree {
   private structureStale = false;
   private name: string | undefined;
   private leafId: string | null = null;
+  /** Ids taken by entries this tree does not hold (a partial tree: see `reserveIds`). */
+  private takenElsewhere: ((id: string) => boolean) | null = null;
 
   /** Number of entries, hidden leaf markers included. */
   get size(): number {
@@ -303,8 +305,20 @@ export class SessionTree {
     if (this.structureStale) this.analyze();
   }
 
+  /**
+   * For a tree that holds only part of a session (a resume that read only the leaf's context): new
+   * ids must not be taken by the entries it does not hold either.
+   */
+  reserveIds(isTaken: (id: string) => boolean): void {
+    this.takenElsewhere = isTaken;
+  }
+
   private stamp(type: string): { type: string; id: string; parentId: string | null; timestamp: string } {
-    return { type, id: newEntryId((id) => this.byId.has(id)), parentId: this.leafId, timestamp: nowIso() };
+    const taken = this.takenElsewhere;
+    const isTaken = taken
+      ? (id: string) => this.byId.has(id) || taken(id)
+      : (id: string) => this.byId.has(id);
+    return { type, id: newEntryId(isTaken), parentId: this.leafId, timestamp: nowIso() };
   }
 
   private index(entry: SessionEntry): void {

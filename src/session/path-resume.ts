@@ -56,6 +56,20 @@ export interface PathOnlySession {
   issues: SessionIssue[];
   /** How the index was found; "none": the whole file was read (older format, or the index did not hold). */
   index: IndexState;
+  /**
+   * What the index covers and which ids it holds, for appending without reading the whole file;
+   * null when the whole file was read.
+   */
+  coverage: IndexCoverage | null;
+}
+
+export interface IndexCoverage {
+  inode: number;
+  /** Bytes and lines up to and including the last indexed line. */
+  bytes: number;
+  lines: number;
+  /** Whether an entry of the indexed lines has this id. */
+  hasId(id: string): boolean;
 }
 
 const KIND_NAMES = Object.fromEntries(Object.entries(KIND).map(([name, code]) => [code, name]));
@@ -115,6 +129,7 @@ function readThroughIndex(fd: number, index: SessionIndex, state: IndexState): P
     context: projectContext(entries),
     issues: [...index.issues, ...tornTail(fd, index)],
     index: state,
+    coverage: coverageOf(index),
   } as PathOnlySession;
   // 70,000 path records cost more than the rest of a warm resume: made when first asked for.
   let refs: PathRef[] | undefined;
@@ -126,6 +141,20 @@ function readThroughIndex(fd: number, index: SessionIndex, state: IndexState): P
     },
   });
   return result;
+}
+
+function coverageOf(index: SessionIndex): IndexCoverage {
+  // 100,000 ids as a set cost a few milliseconds: made when the first append asks.
+  let ids: Set<string> | undefined;
+  return {
+    inode: index.ino,
+    bytes: index.indexedBytes,
+    lines: index.indexedLines,
+    hasId: (id) => {
+      ids ??= new Set(index.ids.toArray());
+      return ids.has(id);
+    },
+  };
 }
 
 /** Entry numbers root → leaf; null when the parent chain loops (the full reader reports the cycle). */
@@ -317,5 +346,6 @@ function readWhole(sessionPath: string): PathOnlySession {
     context: projectContext(entries),
     issues: [...decoded.issues, ...tree.getIssues()],
     index: "none",
+    coverage: null,
   };
 }

@@ -18,11 +18,11 @@ import {
   type SessionFileOptions,
 } from "../store/jsonl/session-file.js";
 import { extractBranch } from "./extract-branch.js";
+import { IndexedResume } from "./indexed-resume.js";
 import { listSessions, type SessionListProgress } from "./list.js";
 import { findMostRecentSession } from "./locate.js";
 import type { NewSessionOptions } from "./new-header.js";
 import { newHeader, rootOf } from "./new-header.js";
-import { type PathOnlySession, resumeThroughIndex } from "./path-resume.js";
 import type { SessionInfo } from "./session-info.js";
 
 /** What sessiontree adds to pi's constructors; every field is optional. */
@@ -66,10 +66,11 @@ export class SessionManager {
   private sessionFile: string | undefined;
   private file: SessionFile | null = null;
   /**
-   * An opened session whose leaf, path and context came from the sidecar index: the whole file is
-   * read only when something needs more (any other read, or a write). See `loadedFile`.
+   * An opened session whose leaf and context came from the sidecar index: the whole file is read
+   * only when something needs more (any other read, or a write that is not a plain extension of
+   * the path). See `loadedFile`.
    */
-  private resumed: PathOnlySession | null = null;
+  private resumed: IndexedResume | null = null;
   private memoryTree = new SessionTree();
   private lease: WriterLease | null = null;
   private readOnly = false;
@@ -176,7 +177,7 @@ export class SessionManager {
     }
     this.releaseFile();
     this.sessionFile = path;
-    this.resumed = resumeCleanly(path, size);
+    this.resumed = IndexedResume.open(path, size, this.fileOptions());
     if (this.resumed) {
       this.header = this.resumed.header;
     } else {
@@ -324,9 +325,7 @@ export class SessionManager {
     return this.tree.getLeafId();
   }
   getLeafEntry(): SessionEntry | undefined {
-    const leafId = this.resumed?.leafId;
-    const read = leafId && this.resumed?.entries.find((entry) => entry.id === leafId);
-    return read || this.tree.getLeafEntry();
+    return this.resumed?.leafEntry() ?? this.tree.getLeafEntry();
   }
   getEntry(id: string): SessionEntry | undefined {
     return this.tree.getEntry(id);
@@ -352,8 +351,7 @@ export class SessionManager {
 
   /** The model's context at the leaf: pi's fields, plus extension state and warnings. */
   buildSessionContext(): ProjectedContext {
-    // Nothing can have moved the leaf since the resume: any write reads the whole file first.
-    if (this.resumed) return copyOfContext(this.resumed.context);
+    if (this.resumed) return this.resumed.context();
     return projectContext(this.tree.getBranchSlots());
   }
 
@@ -383,15 +381,17 @@ export class SessionManager {
    * readable; a later append reopens the file (and takes the lease again if one was asked for).
    */
   close(): void {
+    this.resumed?.close();
     this.file?.close();
     this.lease?.release();
     this.lease = null;
   }
 
   private releaseFile(): void {
+    this.resumed?.close();
+    this.resumed = null;
     this.file?.close();
     this.file = null;
-    this.resumed = null;
     this.lease?.release();
     this.lease = null;
     this.readOnly = false;
@@ -422,6 +422,7 @@ export class SessionManager {
     const resumed = this.resumed;
     if (resumed === null) return this.file;
     this.resumed = null;
+    resumed.close();
     this.file = SessionFile.open(this.sessionFile as string, this.fileOptions());
     this.header = this.file.header;
     if (resumed.leafId === null) this.file.tree.resetLeaf();
@@ -433,8 +434,18 @@ export class SessionManager {
 
   private append(draft: EntryDraft): string {
     if (!this.persist) return this.memoryTree.append(draft).id;
+    const extended = this.canWrite() ? this.resumed?.tryAppend(draft) : null;
+    if (extended) return extended.id;
     const [entry] = this.writable().write((tree) => [tree.append(draft)]);
     return (entry as SessionEntry).id;
+  }
+
+  /**
+   * Whether an append may go straight to the resumed session: not refused (lease held elsewhere),
+   * and no lease to take again first (`writable` does that, reading the whole file).
+   */
+  private canWrite(): boolean {
+    return !this.readOnly && !(this.options.lease && !this.lease);
   }
 
   private fileOptions(): SessionFileOptions {
@@ -492,29 +503,4 @@ export class SessionManager {
     else if (this.file.tree.getEntry(leaf)) this.file.tree.branch(leaf);
     this.header = this.file.header;
   }
-}
-
-/**
- * Below this size a whole read is quick, and the first append would read the file anyway: no index
- * (and no `.idx` file beside every small session).
- */
-const INDEXED_RESUME_FROM_BYTES = 1 << 20;
-
-/** A resume through the sidecar index, unless the file is small or the lines it read had problems. */
-function resumeCleanly(path: string, size: number): PathOnlySession | null {
-  if (size < INDEXED_RESUME_FROM_BYTES) return null;
-  const resumed = resumeThroughIndex(path);
-  return resumed && resumed.issues.length === 0 ? resumed : null;
-}
-
-/** A context the caller may change without changing the one kept for the next call. */
-function copyOfContext(context: ProjectedContext): ProjectedContext {
-  return {
-    ...context,
-    messages: context.messages.slice(),
-    extensionState: { ...context.extensionState },
-    compaction: context.compaction && { ...context.compaction },
-    messageEntryIds: context.messageEntryIds.slice(),
-    warnings: context.warnings.slice(),
-  };
 }

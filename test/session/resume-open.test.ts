@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { projectContext } from "../../src/core/context.js";
 import type { CustomEntry } from "../../src/core/entry.js";
 import { SessionManager } from "../../src/session/session-manager.js";
@@ -150,4 +151,59 @@ test("a small session is read whole at open, and no index is written beside it",
   assert.equal(manager.buildSessionContext().messages.length, 2);
   assert.equal(existsSync(indexPathFor(path)), false);
   manager.close();
+});
+
+test("appends that extend the path go out without reading the whole file; pi reads the result the same", () => {
+  const { path, leaf } = writeSession();
+  const manager = SessionManager.open(path, dir);
+  const question = manager.appendMessage(user("one more question"));
+  manager.appendThinkingLevelChange("low");
+  manager.appendModelChange("openai", "gpt-5");
+  manager.appendCustomEntry("ext", { n: 2 });
+  manager.appendCustomMessageEntry("note", "a note", true);
+  manager.appendSessionInfo("renamed");
+  const answer = manager.appendMessage(assistant("one more answer"));
+  assert.equal(readWhole(manager), false, "still only the context's lines and ours");
+  assert.equal(manager.getLeafId(), answer);
+  const ours = manager.buildSessionContext();
+  assert.equal(ours.thinkingLevel, "low");
+  assert.deepEqual(ours.extensionState, { ext: { n: 2 } });
+  manager.close();
+
+  const full = SessionFile.open(path);
+  assert.deepStrictEqual(ours, projectContext(full.tree.getBranch()), "the context a whole read gives");
+  assert.equal(full.tree.getEntry(question)?.parentId, leaf);
+  assert.deepEqual(full.getIssues(), []);
+  full.close();
+  const pi = PiSessionManager.open(path, dir);
+  assert.equal(pi.getLeafId(), answer);
+  assert.deepEqual(pi.buildSessionContext().messages, ours.messages);
+  assert.equal(pi.getSessionName(), "renamed");
+});
+
+test("an append that needs the whole tree (a compaction, a label) reads it first, and goes on from the same leaf", () => {
+  const { path } = writeSession();
+  const manager = SessionManager.open(path, dir);
+  const kept = manager.appendMessage(user("kept from here"));
+  assert.equal(readWhole(manager), false);
+  const compaction = manager.appendCompaction("again", kept, 99);
+  assert.equal(readWhole(manager), true);
+  assert.equal(manager.getEntry(compaction)?.parentId, kept);
+  const context = manager.buildSessionContext();
+  assert.deepEqual(context.messageEntryIds, [compaction, kept]);
+  manager.close();
+});
+
+test("after close(), an append reads the whole file: nothing is appended twice or lost", () => {
+  const { path } = writeSession();
+  const manager = SessionManager.open(path, dir);
+  const first = manager.appendMessage(user("before close"));
+  manager.close();
+  const second = manager.appendMessage(user("after close"));
+  assert.equal(manager.getEntry(second)?.parentId, first);
+  manager.close();
+  const reopened = SessionFile.open(path);
+  assert.deepEqual(reopened.getIssues(), []);
+  assert.equal(reopened.tree.getEntries().filter((e) => e.id === first).length, 1);
+  reopened.close();
 });

@@ -110,6 +110,30 @@ export class SessionFile {
   }
 
   /**
+   * A writer for a session of which only some entries were read (a resume through the sidecar
+   * index): `entries` in path order, the leaf among them, the rest of the file known by its size,
+   * line count and ids. Appends work as on a whole read (lock, catch-up with lines others wrote
+   * since, torn tail aside); the tree holds only what was read and what was written since. Anything
+   * unexpected (the file replaced or shrunk) makes it read the whole file, as any writer does.
+   */
+  static resume(path: string, state: ResumeState, options: SessionFileOptions = {}): SessionFile {
+    const decoded: DecodedSession = {
+      header: state.header,
+      entries: state.entries.map((entry) => ({ entry, line: 0, offset: 0 })),
+      issues: [],
+      migratedFrom: null,
+      tornTail: null,
+      completeBytes: state.bytes,
+      completeLines: state.lines,
+    };
+    const file = new SessionFile(path, state.header, decoded, options, state.inode);
+    file.tree.reserveIds(state.hasId);
+    if (state.leafId === null) file.tree.resetLeaf();
+    else file.tree.branch(state.leafId);
+    return file;
+  }
+
+  /**
    * Creates a new file holding the header and `entries`, failing if the path exists with any
    * content (never overwrites; an empty file is taken over). The content goes out in one write.
    */
@@ -385,6 +409,20 @@ export class SessionFile {
     // next found longer than this (lastWriteIsWhereWeThink): no extra call on every write.
     this.lastWrite = { end: this.consumedBytes, text: data };
   }
+}
+
+/** What `SessionFile.resume` starts from. */
+export interface ResumeState {
+  header: SessionHeader;
+  /** The entries that were read, in path order; the leaf must be one of them. */
+  entries: readonly SessionEntry[];
+  leafId: string | null;
+  inode: number;
+  /** Bytes and lines of the file already accounted for (read or indexed). */
+  bytes: number;
+  lines: number;
+  /** Whether an entry of the file that was not read has this id. */
+  hasId(id: string): boolean;
 }
 
 interface PendingAppend {
