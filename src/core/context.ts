@@ -75,7 +75,8 @@ export function projectContext(path: readonly SessionEntry[] | SlotPath): Projec
     messageEntryIds: [],
     warnings,
   };
-  const idsOf = () => messageIdsOf(view, found.compactionIndex, keptFrom);
+  const compactionIndex = found.compactionIndex; // not `found`: it holds the collector's arrays
+  const idsOf = () => messageIdsOf(view, compactionIndex, keptFrom);
   if (view.slots === null) context.messageEntryIds = idsOf();
   else defineLazily(context, "messageEntryIds", idsOf);
   return context;
@@ -108,21 +109,21 @@ function messageIdsOf(path: PathView, compactionIndex: number, keptFrom: number)
  * as the messages, built for nothing. Reads, spreads and JSON see an ordinary value.
  */
 function defineLazily<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
-  let value: T[K] | undefined;
-  let computed = false;
+  // Once read or set, an ordinary data property: the closure (and the path it holds) can go.
+  const settle = (value: T[K]): T[K] => {
+    try {
+      Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+    } catch {
+      // A frozen context keeps the accessor: each read computes the same ids again.
+    }
+    return value;
+  };
   Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
-    get: () => {
-      if (!computed) {
-        value = compute();
-        computed = true;
-      }
-      return value;
-    },
+    get: () => settle(compute()),
     set: (next: T[K]) => {
-      value = next;
-      computed = true;
+      settle(next);
     },
   });
 }

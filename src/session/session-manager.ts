@@ -34,7 +34,7 @@ export interface SessionManagerOptions {
   /**
    * How long an append holds the file's lock (see `LockingMode`): `"normal"` for each append, so
    * any number of processes may write; `"exclusive"` from the first append until `close()`, which
-   * makes an append one `write` while writers in other processes wait.
+   * makes an append a `stat` and a `write` while writers in other processes wait.
    * @default "normal"
    */
   locking?: LockingMode;
@@ -421,13 +421,15 @@ export class SessionManager {
   private loadedFile(): SessionFile | null {
     const resumed = this.resumed;
     if (resumed === null) return this.file;
-    this.resumed = null;
+    // Opened before anything is let go: if the read fails, the resumed session is still there.
+    const file = SessionFile.open(this.sessionFile as string, this.fileOptions());
     resumed.close();
-    this.file = SessionFile.open(this.sessionFile as string, this.fileOptions());
-    this.header = this.file.header;
-    if (resumed.leafId === null) this.file.tree.resetLeaf();
-    else if (this.file.tree.getEntry(resumed.leafId)) this.file.tree.branch(resumed.leafId);
-    return this.file;
+    this.resumed = null;
+    this.file = file;
+    this.header = file.header;
+    if (resumed.leafId === null) file.tree.resetLeaf();
+    else if (file.tree.getEntry(resumed.leafId)) file.tree.branch(resumed.leafId);
+    return file;
   }
 
   // ---- writing ----

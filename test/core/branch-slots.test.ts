@@ -133,3 +133,21 @@ describe("SessionTree.getBranchSlots and projectContext over slots", () => {
     ]);
   });
 });
+
+describe("the lazily built message ids", () => {
+  test("become an ordinary property once read; a frozen context still answers them", () => {
+    const tree = mixedTree();
+    const context = projectContext(tree.getBranchSlots("a3"));
+    assert.equal(typeof Object.getOwnPropertyDescriptor(context, "messageEntryIds")?.get, "function");
+    assert.deepEqual(context.messageEntryIds, ["c1", "u2", "u3", "a3"]);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(context, "messageEntryIds")?.value, [
+      "c1",
+      "u2",
+      "u3",
+      "a3",
+    ]);
+    const frozen = Object.freeze(projectContext(tree.getBranchSlots("a3")));
+    assert.deepEqual(frozen.messageEntryIds, ["c1", "u2", "u3", "a3"]);
+    assert.deepEqual(frozen.messageEntryIds, ["c1", "u2", "u3", "a3"]);
+  });
+});

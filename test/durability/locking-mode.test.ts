@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, readFileSync, truncateSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
+import { isSessionTreeError } from "../../src/core/errors.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { SessionFile } from "../../src/store/jsonl/session-file.js";
 import { header, splitLines, tempDir, userEntry } from "./support.js";
@@ -153,4 +154,41 @@ test("SessionManager passes the locking mode on: exclusive keeps the lock until 
   assert.equal(reopened.getLeafId(), first);
   assert.equal(reopened.getEntries().length, 2);
   reopened.close();
+});
+
+test("exclusive locking: what others do without the lock is still seen (pi's line, a torn line, the file removed)", () => {
+  const path = newSession();
+  const file = SessionFile.open(path, { locking: "exclusive" });
+  const [a] = file.write(custom("a"));
+  const pi = userEntry("pi000002", a?.id as string, "from pi");
+  appendFileSync(path, `${JSON.stringify(pi)}\n`);
+  const [b] = file.write(custom("b"));
+  assert.ok(file.tree.getEntry("pi000002"), "pi's line was read before writing");
+  assert.equal(b?.parentId, a?.id);
+  appendFileSync(path, '{"type":"message","id":"torn');
+  const [c] = file.write(custom("c"));
+  assert.ok(
+    file.getIssues().some((issue) => issue.code === "torn_tail"),
+    "the torn line was moved aside",
+  );
+  assert.deepEqual(
+    entriesOnDisk(path).map((e) => e.id),
+    ["root0001", a?.id, "pi000002", b?.id, c?.id],
+  );
+  rmSync(path);
+  assert.throws(
+    () => file.write(custom("d")),
+    (error) => isSessionTreeError(error, "session_not_found"),
+  );
+  file.close();
+});
+
+test("close() writes appends still queued, then lets the kept lock go", async () => {
+  const path = newSession();
+  const file = SessionFile.open(path, { locking: "exclusive" });
+  const queued = file.appendAsync(custom("queued"));
+  file.close();
+  const [entry] = await queued;
+  assert.equal(lockIsFreeForOthers(path), true);
+  assert.equal(entriesOnDisk(path).at(-1)?.id, entry?.id);
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -206,4 +206,16 @@ test("after close(), an append reads the whole file: nothing is appended twice o
   assert.deepEqual(reopened.getIssues(), []);
   assert.equal(reopened.tree.getEntries().filter((e) => e.id === first).length, 1);
   reopened.close();
+});
+
+test("a whole read that fails (the file briefly gone) leaves the resumed session as it was", () => {
+  const { path, leaf } = writeSession();
+  const manager = SessionManager.open(path, dir);
+  renameSync(path, `${path}.away`);
+  assert.throws(() => manager.getEntries());
+  renameSync(`${path}.away`, path);
+  assert.equal(manager.getLeafId(), leaf);
+  assert.ok(manager.getEntries().length > 5);
+  assert.equal(manager.getLeafId(), leaf);
+  manager.close();
 });

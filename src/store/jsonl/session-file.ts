@@ -32,7 +32,9 @@ export type Durability = "os" | "fsync";
  * How long a writer holds the file's lock, as SQLite's `locking_mode`.
  * - `"normal"`: for each write only; any number of processes append, each catching up first.
  * - `"exclusive"`: from the first write until `close()` (or the process exits). Writes skip the
- *   lock and the catch-up, so they cost one `write`; writers in other processes wait meanwhile.
+ *   lock and, unless the path's stat shows that a writer without a lock (pi) was there, the
+ *   catch-up: a `stat` and a `write`. Writers in other processes wait meanwhile, so two processes
+ *   that each keep a lock and then write to the other's session would wait for each other.
  *   For one writer that owns the session, which is what pi assumes of every session.
  */
 export type LockingMode = "normal" | "exclusive";
@@ -191,6 +193,7 @@ export class SessionFile {
 
   private flushPending(): void {
     const batch = this.pending;
+    if (batch.length === 0) return; // flushed early, by close()
     this.pending = [];
     const results: SessionEntry[][] = [];
     try {
@@ -235,8 +238,9 @@ export class SessionFile {
    * start over on the new file: writing to the old inode would write into the backup.
    */
   private underLock<T>(fn: (fd: number) => T): T {
-    // Exclusive mode: nobody else has written since our last write, so there is nothing to check.
-    if (this.keptLockFd !== null && !this.dirty) return fn(this.keptLockFd);
+    // Exclusive mode: no writer that locks can have written since our last write. One stat still
+    // catches what others can do without the lock: pi appending, a torn line, the file removed.
+    if (this.keptLockFd !== null && !this.dirty && this.fileIsAsWeLeftIt()) return fn(this.keptLockFd);
     this.releaseKeptLock();
     for (;;) {
       const fd = this.openForAppend();
@@ -259,6 +263,11 @@ export class SessionFile {
         else unlock(fd);
       }
     }
+  }
+
+  private fileIsAsWeLeftIt(): boolean {
+    const current = statSync(this.path, { throwIfNoEntry: false });
+    return current !== undefined && current.ino === this.inode && current.size === this.consumedBytes;
   }
 
   private keepLock(fd: number): void {
@@ -291,7 +300,9 @@ export class SessionFile {
     this.catchUp(fd, fstatSync(fd).size);
   }
 
+  /** Writes appends still queued (`appendAsync`), then lets go of the lock and the file. */
   close(): void {
+    this.flushPending();
     this.releaseKeptLock();
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
