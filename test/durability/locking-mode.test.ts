@@ -11,6 +11,7 @@ import { SessionFile } from "../../src/store/jsonl/session-file.js";
 import { header, splitLines, tempDir, userEntry } from "./support.js";
 
 const APPEND_ONE = fileURLToPath(new URL("./fixtures/append-one.ts", import.meta.url));
+const CROSS_WRITER = fileURLToPath(new URL("./fixtures/cross-writer.ts", import.meta.url));
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const { dir, cleanup } = tempDir("locking-mode");
 after(cleanup);
@@ -191,4 +192,40 @@ test("close() writes appends still queued, then lets the kept lock go", async ()
   const [entry] = await queued;
   assert.equal(lockIsFreeForOthers(path), true);
   assert.equal(entriesOnDisk(path).at(-1)?.id, entry?.id);
+});
+
+test("exclusive locking: two processes that each keep a lock and write to the other's session both get through", async () => {
+  const [first, second] = [newSession(), newSession()];
+  const children = [
+    [first, second],
+    [second, first],
+  ].map(([mine, theirs]) =>
+    spawn(process.execPath, ["--import", "tsx", CROSS_WRITER, mine as string, theirs as string], {
+      cwd: REPO,
+      stdio: ["pipe", "pipe", "inherit"],
+    }),
+  );
+  const said = (child: (typeof children)[number], word: string) =>
+    new Promise<void>((resolve) => {
+      let out = "";
+      child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+        out += chunk;
+        if (out.includes(word)) resolve();
+      });
+    });
+  await Promise.all(children.map((child) => said(child, "holding")));
+  const done = Promise.all(children.map((child) => said(child, "done")));
+  for (const child of children) child.stdin?.write("go\n");
+  const outcome = await Promise.race([
+    done.then(() => "both done"),
+    new Promise((resolve) => setTimeout(() => resolve("stuck"), 20_000)),
+  ]);
+  for (const child of children) child.kill("SIGKILL");
+  assert.equal(outcome, "both done");
+  for (const path of [first, second]) {
+    assert.deepEqual(
+      entriesOnDisk(path).map((e) => (e as CustomEntry).customType),
+      [undefined, "own", "cross"],
+    );
+  }
 });

@@ -1,4 +1,3 @@
-import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 
 /**
@@ -13,9 +12,10 @@ interface FsExt {
 const fsExt = createRequire(import.meta.url)("fs-ext") as FsExt;
 
 /**
- * Locks kept between calls in this process (a session file in exclusive locking mode), by fd.
+ * Locks kept between calls in this process (session files in exclusive locking mode), by fd.
  * flock locks belong to open file descriptions, so a second descriptor of the same file in this
- * process would wait for them forever: that wait gives them up instead (see `lockExclusive`).
+ * process would wait for them forever; and two processes that each keep one and wait for the
+ * other's would wait forever too. So whoever is about to wait gives up the kept ones first.
  */
 const keptLocks = new Map<number, () => void>();
 
@@ -30,13 +30,13 @@ export function withExclusiveLock<T>(fd: number, fn: () => T): T {
 }
 
 /**
- * Takes the exclusive lock on `fd`, waiting for other processes. A lock this process keeps on the
- * same file through another descriptor is given up first (its holder re-locks and catches up on
- * its next write): waiting for ourselves would never end.
+ * Takes the exclusive lock on `fd`, waiting for other processes. Before waiting, every lock this
+ * process keeps is given up (their holders re-lock and catch up on their next write): a wait while
+ * holding one could be a wait for ourselves, or one half of two processes waiting for each other.
  */
 export function lockExclusive(fd: number): void {
   if (tryExclusiveLock(fd)) return;
-  giveUpKeptLocksOnSameFile(fd);
+  giveUpKeptLocks(fd);
   fsExt.flockSync(fd, "ex");
 }
 
@@ -54,14 +54,8 @@ export function releaseKeptLock(fd: number): void {
   fsExt.flockSync(fd, "un");
 }
 
-function giveUpKeptLocksOnSameFile(fd: number): void {
-  if (keptLocks.size === 0) return;
-  const { dev, ino } = fstatSync(fd);
-  for (const [heldFd, giveUp] of [...keptLocks]) {
-    if (heldFd === fd) continue;
-    const held = fstatSync(heldFd);
-    if (held.dev === dev && held.ino === ino) giveUp();
-  }
+function giveUpKeptLocks(except: number): void {
+  for (const [heldFd, giveUp] of [...keptLocks]) if (heldFd !== except) giveUp();
 }
 
 /** Takes the lock without waiting; false when another process holds it. */

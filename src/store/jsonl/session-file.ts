@@ -33,8 +33,8 @@ export type Durability = "os" | "fsync";
  * - `"normal"`: for each write only; any number of processes append, each catching up first.
  * - `"exclusive"`: from the first write until `close()` (or the process exits). Writes skip the
  *   lock and, unless the path's stat shows that a writer without a lock (pi) was there, the
- *   catch-up: a `stat` and a `write`. Writers in other processes wait meanwhile, so two processes
- *   that each keep a lock and then write to the other's session would wait for each other.
+ *   catch-up: a `stat` and a `write`. Writers in other processes wait meanwhile (a writer that has
+ *   to wait gives up the locks it keeps first, so two such processes never wait for each other).
  *   For one writer that owns the session, which is what pi assumes of every session.
  */
 export type LockingMode = "normal" | "exclusive";
