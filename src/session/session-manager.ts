@@ -34,7 +34,7 @@ export interface SessionManagerOptions {
   /**
    * How long an append holds the file's lock (see `LockingMode`): `"normal"` for each append, so
    * any number of processes may write; `"exclusive"` from the first append until `close()`, which
-   * makes an append a `stat` and a `write` while writers in other processes wait.
+   * makes an append about one `write` while writers in other processes wait.
    * @default "normal"
    */
   locking?: LockingMode;

@@ -157,16 +157,23 @@ test("SessionManager passes the locking mode on: exclusive keeps the lock until 
   reopened.close();
 });
 
+/** Longer than a burst trusts a check of a kept lock's file (1 ms). */
+function pause(): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+}
+
 test("exclusive locking: what others do without the lock is still seen (pi's line, a torn line, the file removed)", () => {
   const path = newSession();
   const file = SessionFile.open(path, { locking: "exclusive" });
   const [a] = file.write(custom("a"));
   const pi = userEntry("pi000002", a?.id as string, "from pi");
   appendFileSync(path, `${JSON.stringify(pi)}\n`);
+  pause();
   const [b] = file.write(custom("b"));
   assert.ok(file.tree.getEntry("pi000002"), "pi's line was read before writing");
   assert.equal(b?.parentId, a?.id);
   appendFileSync(path, '{"type":"message","id":"torn');
+  pause();
   const [c] = file.write(custom("c"));
   assert.ok(
     file.getIssues().some((issue) => issue.code === "torn_tail"),
@@ -177,6 +184,7 @@ test("exclusive locking: what others do without the lock is still seen (pi's lin
     ["root0001", a?.id, "pi000002", b?.id, c?.id],
   );
   rmSync(path);
+  pause();
   assert.throws(
     () => file.write(custom("d")),
     (error) => isSessionTreeError(error, "session_not_found"),

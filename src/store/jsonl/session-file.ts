@@ -32,9 +32,10 @@ export type Durability = "os" | "fsync";
  * How long a writer holds the file's lock, as SQLite's `locking_mode`.
  * - `"normal"`: for each write only; any number of processes append, each catching up first.
  * - `"exclusive"`: from the first write until `close()` (or the process exits). Writes skip the
- *   lock and, unless the path's stat shows that a writer without a lock (pi) was there, the
- *   catch-up: a `stat` and a `write`. Writers in other processes wait meanwhile (a writer that has
- *   to wait gives up the locks it keeps first, so two such processes never wait for each other).
+ *   lock and, unless a stat of the file shows that a writer without a lock (pi) was there, the
+ *   catch-up: a `write`, and in a burst a stat at most once a millisecond. Writers in other
+ *   processes wait meanwhile (a writer that has to wait gives up the locks it keeps first, so two
+ *   such processes never wait for each other).
  *   For one writer that owns the session, which is what pi assumes of every session.
  */
 export type LockingMode = "normal" | "exclusive";
@@ -62,6 +63,8 @@ export class SessionFile {
   private pending: PendingAppend[] = [];
   /** The descriptor whose lock is kept between writes (exclusive locking mode), if any. */
   private keptLockFd: number | null = null;
+  /** When the file under the kept lock was last found as we left it (performance.now()). */
+  private keptCheckedAt = Number.NEGATIVE_INFINITY;
   /** Our last write: where it ended and its bytes, to tell whose lines follow (see `catchUp`). */
   private lastWrite: { end: number; text: string } | null = null;
   /** Lines that should be gone but were not, because a write failed half-way; reload before the next. */
@@ -238,9 +241,10 @@ export class SessionFile {
    * start over on the new file: writing to the old inode would write into the backup.
    */
   private underLock<T>(fn: (fd: number) => T): T {
-    // Exclusive mode: no writer that locks can have written since our last write. One stat still
-    // catches what others can do without the lock: pi appending, a torn line, the file removed.
-    if (this.keptLockFd !== null && !this.dirty && this.fileIsAsWeLeftIt()) return fn(this.keptLockFd);
+    // Exclusive mode: no writer that locks can have written since our last write. A stat still
+    // catches what others can do without the lock (pi appending, a torn line, the file removed).
+    const kept = this.keptLockFd;
+    if (kept !== null && !this.dirty && this.keptFileUnchanged(kept)) return fn(kept);
     this.releaseKeptLock();
     for (;;) {
       const fd = this.openForAppend();
@@ -265,13 +269,24 @@ export class SessionFile {
     }
   }
 
-  private fileIsAsWeLeftIt(): boolean {
-    const current = statSync(this.path, { throwIfNoEntry: false });
-    return current !== undefined && current.ino === this.inode && current.size === this.consumedBytes;
+  /**
+   * While we keep the lock, no writer that locks (a repair included) can replace or change the
+   * file, so its descriptor tells all: the size (pi's line, a torn one) and the links (removed).
+   * In a burst of appends it is asked at most once a millisecond: the stat would cost as much as
+   * the write, and a writer without a lock can slip in between a check and a write anyway.
+   */
+  private keptFileUnchanged(fd: number): boolean {
+    const now = performance.now();
+    if (now - this.keptCheckedAt < KEPT_LOCK_CHECK_MS) return true;
+    const current = fstatSync(fd);
+    if (current.nlink === 0 || current.size !== this.consumedBytes) return false;
+    this.keptCheckedAt = now;
+    return true;
   }
 
   private keepLock(fd: number): void {
     this.keptLockFd = fd;
+    this.keptCheckedAt = performance.now(); // just caught up under the lock
     // Another descriptor of this file in this process needs the lock: give it up, catch up later.
     keepLock(fd, () => {
       releaseKeptLock(fd);
@@ -435,6 +450,9 @@ export interface ResumeState {
   /** Whether an entry of the file that was not read has this id. */
   hasId(id: string): boolean;
 }
+
+/** How long a check of a file under a kept lock holds during a burst of appends. */
+const KEPT_LOCK_CHECK_MS = 1;
 
 interface PendingAppend {
   build: (tree: SessionTree) => SessionEntry[];
