@@ -234,12 +234,22 @@ export class SessionTree {
    * empty path, as in pi. Parent cycles are cut where `analyze` found them, so this always ends.
    */
   getBranch(fromId?: string | null): SessionEntry[] {
-    const { entries, slots } = this.getBranchSlots(fromId);
-    // Sized once: pushing and reversing would copy a long path several times over.
-    const path = new Array<SessionEntry>(slots.length);
-    for (let index = 0; index < slots.length; index++)
-      path[index] = entries[slots[index] as number] as SessionEntry;
+    this.ensureAnalyzed();
+    const startSlot = this.slotOf(fromId);
+    // Sized once and filled from the end: pushing and reversing would copy a long path several
+    // times over, and no slot array is needed in between.
+    const path = new Array<SessionEntry>(this.depthOf(startSlot));
+    for (let index = path.length - 1, slot = startSlot; index >= 0; index--) {
+      path[index] = this.order[slot] as SessionEntry;
+      slot = this.parentSlot[slot] as number;
+    }
     return path;
+  }
+
+  /** The position of `fromId` (default: the leaf); -1 for none or an unknown id. */
+  private slotOf(fromId: string | null | undefined): number {
+    const startId = fromId === undefined ? this.leafId : fromId;
+    return startId === null ? -1 : (this.slotById.get(startId) ?? -1);
   }
 
   /**
@@ -248,8 +258,7 @@ export class SessionTree {
    */
   getBranchSlots(fromId?: string | null): SlotPath {
     this.ensureAnalyzed();
-    const startId = fromId === undefined ? this.leafId : fromId;
-    const startSlot = startId === null ? -1 : (this.slotById.get(startId) ?? -1);
+    const startSlot = this.slotOf(fromId);
     const slots = new Int32Array(this.depthOf(startSlot));
     // The walk goes leaf → root, the path root → leaf: fill from the end.
     for (let index = slots.length - 1, slot = startSlot; index >= 0; index--) {
