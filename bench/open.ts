@@ -89,33 +89,33 @@ export function measureResumeAndAppend(session: GeneratedSession, label: string,
     return path;
   };
   const next = { role: "user" as const, content: "and now the next step", timestamp: Date.now() };
-  let piPath = "";
-  let ourPath = "";
+  const copies: string[] = [];
+  /** Before each run, a fresh copy; the run resumes it, builds the context and appends `next`. */
+  const onFreshCopy = (name: string, resume: (path: string) => unknown) => {
+    let path = "";
+    return {
+      before: () => {
+        path = copy(name);
+        copies.push(path);
+      },
+      run: () => resume(path),
+    };
+  };
   const t = interleaved(runs, {
-    pi: {
-      before: () => {
-        piPath = copy("pi");
-      },
-      run: () => {
-        const manager = PiSessionManager.open(piPath, dir);
-        manager.buildSessionContext();
-        return manager.appendMessage(next);
-      },
-    },
-    ours: {
-      before: () => {
-        ourPath = copy("ours");
-      },
-      run: () => {
-        const manager = SessionManager.open(ourPath, dir);
-        manager.buildSessionContext();
-        const id = manager.appendMessage(next);
-        manager.close();
-        return id;
-      },
-    },
+    pi: onFreshCopy("pi", (path) => {
+      const manager = PiSessionManager.open(path, dir);
+      manager.buildSessionContext();
+      return manager.appendMessage(next);
+    }),
+    ours: onFreshCopy("ours", (path) => {
+      const manager = SessionManager.open(path, dir);
+      manager.buildSessionContext();
+      const id = manager.appendMessage(next);
+      manager.close();
+      return id;
+    }),
   });
-  for (const path of [piPath, ourPath]) {
+  for (const path of new Set(copies)) {
     rmSync(path, { force: true });
     rmSync(indexPathFor(path), { force: true });
   }

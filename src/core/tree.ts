@@ -146,6 +146,15 @@ export class SessionTree {
     this.leafId = null;
   }
 
+  /**
+   * After a re-read, puts the leaf back where a reader was: null resets it; an id the tree no
+   * longer holds leaves the leaf where loading put it.
+   */
+  restoreLeaf(id: string | null): void {
+    if (id === null) this.resetLeaf();
+    else if (this.byId.has(id)) this.branch(id);
+  }
+
   /** Moves the leaf to `fromId` (or before the root) and appends a summary of the branch left behind. */
   branchWithSummary(
     fromId: string | null,

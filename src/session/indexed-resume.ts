@@ -94,12 +94,11 @@ export class IndexedResume {
     if (this.writer) return this.writer;
     if (this.closed) return null;
     const coverage = this.resumed.coverage;
-    const leaf = this.leaf;
     // The writer's tree must hold the leaf to append under it.
-    if (!coverage || (leaf !== null && !this.entries.some((entry) => entry.id === leaf))) return null;
+    if (!coverage || (this.leaf !== null && !this.leafEntry())) return null;
     this.writer = SessionFile.resume(
       this.path,
-      { header: this.header, entries: this.entries, leafId: leaf, ...coverage, hasId: coverage.hasId },
+      { header: this.header, entries: this.entries, leafId: this.leaf, ...coverage },
       this.options,
     );
     return this.writer;

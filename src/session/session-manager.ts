@@ -427,8 +427,7 @@ export class SessionManager {
     this.resumed = null;
     this.file = file;
     this.header = file.header;
-    if (resumed.leafId === null) file.tree.resetLeaf();
-    else if (file.tree.getEntry(resumed.leafId)) file.tree.branch(resumed.leafId);
+    file.tree.restoreLeaf(resumed.leafId);
     return file;
   }
 
@@ -501,8 +500,7 @@ export class SessionManager {
     this.file = SessionFile.open(file.path, this.fileOptions());
     if (this.file.migratedFrom !== null)
       throw new CorruptSessionError("invalid_header", `Migration of ${file.path} did not stick`);
-    if (leaf === null) this.file.tree.resetLeaf();
-    else if (this.file.tree.getEntry(leaf)) this.file.tree.branch(leaf);
+    this.file.tree.restoreLeaf(leaf);
     this.header = this.file.header;
   }
 }

@@ -229,8 +229,7 @@ export class SessionFile {
       return { entries, data: encodeLines(entries) };
     } catch (error) {
       this.reload(fd, this.inode);
-      if (leaf === null) this.tree.resetLeaf();
-      else if (this.tree.getEntry(leaf)) this.tree.branch(leaf);
+      this.tree.restoreLeaf(leaf);
       throw error;
     }
   }
@@ -287,11 +286,8 @@ export class SessionFile {
   private keepLock(fd: number): void {
     this.keptLockFd = fd;
     this.keptCheckedAt = performance.now(); // just caught up under the lock
-    // Another descriptor of this file in this process needs the lock: give it up, catch up later.
-    keepLock(fd, () => {
-      releaseKeptLock(fd);
-      this.keptLockFd = null;
-    });
+    // Another lock wait in this process gives it up first; our next write locks and catches up.
+    keepLock(fd, () => this.releaseKeptLock());
   }
 
   private releaseKeptLock(): void {
@@ -350,8 +346,7 @@ export class SessionFile {
     this.adopt(decoded, inode);
     this.dirty = false;
     // Keep our place in the conversation if it still exists.
-    if (leaf === null) this.tree.resetLeaf();
-    else if (this.tree.getEntry(leaf)) this.tree.branch(leaf);
+    this.tree.restoreLeaf(leaf);
   }
 
   private adopt(decoded: DecodedSession, inode: number): void {
