@@ -4,9 +4,9 @@ import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agen
 import type { SessionMessageEntry } from "../src/core/entry.js";
 import type { AppendableMessage } from "../src/core/messages.js";
 import { SessionTree } from "../src/core/tree.js";
+import { type LockingMode, SessionFile } from "../src/file/session-file.js";
 import { encodeLines } from "../src/format/jsonl/encode.js";
 import { SessionManager } from "../src/session/session-manager.js";
-import { type LockingMode, SessionFile } from "../src/store/jsonl/session-file.js";
 import type { Row } from "./results.js";
 import { median, timeOnce, timeOnceAsync } from "./stats.js";
 

@@ -19,9 +19,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CustomEntry, SessionEntry } from "../src/core/entry.js";
 import type { SessionTree } from "../src/core/tree.js";
+import { type Durability, SessionFile } from "../src/file/session-file.js";
 import { encodeLine } from "../src/format/jsonl/encode.js";
 import { SessionManager } from "../src/session/session-manager.js";
-import { type Durability, SessionFile } from "../src/store/jsonl/session-file.js";
 
 const fsExt = createRequire(import.meta.url)("fs-ext") as { flockSync(fd: number, op: "ex" | "un"): void };
 const RUNS = 5;

@@ -15,12 +15,12 @@ async function open(): Promise<unknown> {
     return SessionManager.open(file, dirname(file)).buildSessionContext();
   }
   if (mode === "full") {
-    const { SessionFile } = await import("../src/store/jsonl/session-file.js");
+    const { SessionFile } = await import("../src/file/session-file.js");
     const { projectContext } = await import("../src/core/context.js");
     return projectContext(SessionFile.open(file).tree.getBranch());
   }
   if (mode === "cold" || mode === "warm") {
-    const { indexPathFor } = await import("../src/store/jsonl/sidecar-index.js");
+    const { indexPathFor } = await import("../src/file/sidecar-index.js");
     const { SessionManager } = await import("../src/session/session-manager.js");
     if (mode === "cold") rmSync(indexPathFor(file), { force: true });
     return SessionManager.open(file, dirname(file)).buildSessionContext();

@@ -11,9 +11,23 @@
  * `sessiontree/client`, `sessiontree/agent`.
  */
 export * from "./core/index.js";
+export { type FsckReport, fsckFile } from "./file/fsck.js";
+export { type LeaseHolder, WriterLease } from "./file/lease.js";
+export * from "./file/paths.js";
+export {
+  type RepairAction,
+  type RepairOptions,
+  type RepairReport,
+  repairFile,
+} from "./file/repair.js";
+export {
+  type Durability,
+  type LockingMode,
+  SessionFile,
+  type SessionFileOptions,
+} from "./file/session-file.js";
 export { type DecodedSession, decodeSession, SessionDecoder } from "./format/jsonl/decode.js";
 export { encodeLine, encodeLines, encodeSession } from "./format/jsonl/encode.js";
-export * from "./format/paths.js";
 export type { SessionListProgress } from "./session/list.js";
 export type { SessionInfo } from "./session/session-info.js";
 export {
@@ -22,17 +36,3 @@ export {
   type SessionManagerOptions,
 } from "./session/session-manager.js";
 export * from "./store/index.js";
-export { type FsckReport, fsckFile } from "./store/jsonl/fsck.js";
-export { type LeaseHolder, WriterLease } from "./store/jsonl/lease.js";
-export {
-  type RepairAction,
-  type RepairOptions,
-  type RepairReport,
-  repairFile,
-} from "./store/jsonl/repair.js";
-export {
-  type Durability,
-  type LockingMode,
-  SessionFile,
-  type SessionFileOptions,
-} from "./store/jsonl/session-file.js";

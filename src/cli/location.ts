@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { defaultPiAgentDir, defaultRoot, detectLayout, type Layout, sessionsDir } from "../format/paths.js";
+import { defaultPiAgentDir, defaultRoot, detectLayout, type Layout, sessionsDir } from "../file/paths.js";
 import { sessionFilesIn, sessionFoldersIn } from "../session/locate.js";
 import { UsageError } from "./exit.js";
 import type { CliIO } from "./io.js";

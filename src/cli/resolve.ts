@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { isAbsolute, resolve, sep } from "node:path";
 import { NotFoundError } from "../core/errors.js";
-import { candidateDirsFor } from "../format/paths.js";
+import { candidateDirsFor } from "../file/paths.js";
 import { findMostRecentSession, peekHeader } from "../session/locate.js";
 import { UsageError } from "./exit.js";
 import type { CliIO } from "./io.js";

@@ -15,8 +15,8 @@ import {
 } from "node:fs";
 import { basename, join } from "node:path";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/entry.js";
+import { readFromFd } from "../file/read-file.js";
 import { SessionDecoder } from "../format/jsonl/decode.js";
-import { readFromFd } from "../store/jsonl/read-file.js";
 import {
   addToSummary,
   emptySummary,
@@ -128,7 +128,7 @@ export class FolderCatalog {
       delete this.data.records[name];
       this.stats.removed++;
       this.changed = true;
-      // The session is gone: so is the use of its sidecar index (store/jsonl/sidecar-index.ts).
+      // The session is gone: so is the use of its sidecar index (file/sidecar-index.ts).
       removeQuietly(join(this.folder, `${name}.idx`));
     }
     if (!this.changed) return;

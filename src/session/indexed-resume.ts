@@ -1,6 +1,6 @@
 import { type ProjectedContext, projectContext } from "../core/context.js";
 import type { EntryDraft, SessionEntry, SessionHeader } from "../core/entry.js";
-import { SessionFile, type SessionFileOptions } from "../store/jsonl/session-file.js";
+import { SessionFile, type SessionFileOptions } from "../file/session-file.js";
 import { type PathOnlySession, resumeThroughIndex } from "./path-resume.js";
 
 /**

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/entry.js";
 import { newSessionId, nowIso } from "../core/ids.js";
-import { defaultRoot } from "../format/paths.js";
+import { defaultRoot } from "../file/paths.js";
 
 export interface NewSessionOptions {
   id?: string;

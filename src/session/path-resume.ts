@@ -5,8 +5,7 @@ import { CorruptSessionError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
 import { SessionTree } from "../core/tree.js";
 import { checkEntry, checkHeader } from "../core/validate.js";
-import { isBlank } from "../format/jsonl/lines.js";
-import { readSessionFile } from "../store/jsonl/read-file.js";
+import { readSessionFile } from "../file/read-file.js";
 import {
   CHUNK,
   currentIndex,
@@ -22,12 +21,13 @@ import {
   type SessionIndex,
   saveIndex,
   scanInto,
-} from "../store/jsonl/sidecar-index.js";
+} from "../file/sidecar-index.js";
+import { isBlank } from "../format/jsonl/lines.js";
 
 /**
  * Resume through the sidecar index: the leaf's path and the model's context, reading only the
  * lines the context needs. It lives in the session layer because choosing those lines, and
- * projecting them, is context logic; the index itself (store/jsonl/sidecar-index.ts) knows only
+ * projecting them, is context logic; the index itself (file/sidecar-index.ts) knows only
  * ids, parents, kinds and byte offsets.
  */
 

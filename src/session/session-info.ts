@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import { messageText } from "../core/messages.js";
-import { readSessionFile } from "../store/jsonl/read-file.js";
+import { readSessionFile } from "../file/read-file.js";
 
 /** One line of a session listing, with pi's fields. */
 export interface SessionInfo {

@@ -7,16 +7,16 @@ import { CorruptSessionError, isSessionTreeError, NotFoundError, SessionTreeErro
 import type { SessionIssue } from "../core/issues.js";
 import type { AppendableMessage, ImageContent, TextContent } from "../core/messages.js";
 import { SessionTree, type SessionTreeNode } from "../core/tree.js";
-import { encodeSession } from "../format/jsonl/encode.js";
-import { candidateDirsFor, sessionDirFor, sessionFileName, sessionsDir } from "../format/paths.js";
-import { WriterLease } from "../store/jsonl/lease.js";
-import { replaceKeepingBackup } from "../store/jsonl/rewrite.js";
+import { WriterLease } from "../file/lease.js";
+import { candidateDirsFor, sessionDirFor, sessionFileName, sessionsDir } from "../file/paths.js";
+import { replaceKeepingBackup } from "../file/rewrite.js";
 import {
   type Durability,
   type LockingMode,
   SessionFile,
   type SessionFileOptions,
-} from "../store/jsonl/session-file.js";
+} from "../file/session-file.js";
+import { encodeSession } from "../format/jsonl/encode.js";
 import { extractBranch } from "./extract-branch.js";
 import { IndexedResume } from "./indexed-resume.js";
 import { listSessions, type SessionListProgress } from "./list.js";

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { NotFoundError } from "../core/errors.js";
-import { defaultPiAgentDir, defaultRoot, sessionsDir } from "../format/paths.js";
+import { defaultPiAgentDir, defaultRoot, sessionsDir } from "../file/paths.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { ViewerOrigin, ViewerSession, ViewerSessionSummary, ViewerSource } from "./source.js";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { encodeCwd } from "../../src/format/paths.js";
+import { encodeCwd } from "../../src/file/paths.js";
 import { cliEnv, FIXTURES, hasAnsi, runBin, tempWorkspace } from "./helpers.js";
 
 // The real launcher as a user runs it: `node bin/sessiontree.js ...` (from source, via tsx).

@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
-import { encodeCwd } from "../../src/format/paths.js";
+import { encodeCwd } from "../../src/file/paths.js";
 import { cliEnv, FIXTURES, hasAnsi, runScenario, tempWorkspace } from "./helpers.js";
 
 const LARGE_ID = "d703a1a9-1b7b-4fb1-b512-c9738b1fe617";

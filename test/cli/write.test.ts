@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
-import { WriterLease } from "../../src/store/jsonl/lease.js";
+import { WriterLease } from "../../src/file/lease.js";
 import { FIXTURES, readJsonl, runScenario, tempWorkspace } from "./helpers.js";
 
 const ID = "d703a1a9-1b7b-4fb1-b512-c9738b1fe617";

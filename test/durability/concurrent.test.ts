@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { header, payloadEntry, splitLines, tempDir } from "./support.js";
 
 const WRITER = fileURLToPath(new URL("./fixtures/writer-child.ts", import.meta.url));

@@ -5,7 +5,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { header, quarantinesAt, Rng } from "./support.js";
 
 /**

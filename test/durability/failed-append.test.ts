@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import type { CustomEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
 import { header, tempDir, userEntry } from "./support.js";
 
 const { dir, cleanup } = tempDir("failed-append");

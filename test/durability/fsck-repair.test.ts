@@ -6,9 +6,9 @@ import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agen
 import type { SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { checkEntry } from "../../src/core/validate.js";
-import { fsckFile } from "../../src/store/jsonl/fsck.js";
-import { repairFile } from "../../src/store/jsonl/repair.js";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
+import { fsckFile } from "../../src/file/fsck.js";
+import { repairFile } from "../../src/file/repair.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { baseSessions, mutate } from "./fuzz/mutate.js";
 import { entriesOnCycles, Rng, splitLines, tempDir } from "./support.js";
 

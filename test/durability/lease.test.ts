@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { isSessionTreeError, type SessionTreeError } from "../../src/core/errors.js";
+import { WriterLease } from "../../src/file/lease.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { WriterLease } from "../../src/store/jsonl/lease.js";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
 import { header, tempDir, userEntry } from "./support.js";
 
 const HOLDER = fileURLToPath(new URL("./fixtures/lease-child.ts", import.meta.url));

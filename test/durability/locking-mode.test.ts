@@ -6,8 +6,8 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
 import { header, splitLines, tempDir, userEntry } from "./support.js";
 
 const APPEND_ONE = fileURLToPath(new URL("./fixtures/append-one.ts", import.meta.url));

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import type { SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { encodeSession } from "../../src/format/jsonl/encode.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
 import {
   assistantEntry,
   header,

@@ -14,12 +14,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
+import { indexPathFor } from "../../src/file/sidecar-index.js";
 import { FolderCatalog } from "../../src/session/catalog.js";
 import { listSessions } from "../../src/session/list.js";
 import { openPathOnly } from "../../src/session/path-resume.js";
 import type { SessionInfo } from "../../src/session/session-info.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { indexPathFor } from "../../src/store/jsonl/sidecar-index.js";
 import { messageMaker } from "../support/messages.js";
 
 const CWD = "/work/project";

@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { indexPathFor, loadIndex } from "../../src/file/sidecar-index.js";
 import { openPathOnly } from "../../src/session/path-resume.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { indexPathFor, loadIndex } from "../../src/store/jsonl/sidecar-index.js";
 
 /** The real pi sessions (v1) from pi's own test fixtures, beside the work tree. */
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures/pi");

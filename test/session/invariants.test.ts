@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { isSessionTreeError } from "../../src/core/errors.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
 import { assistant, contextTexts, user } from "./support/scenario.js";
 
 const root = mkdtempSync(join(tmpdir(), "st-invariants-"));

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
-import { encodeCwdPi, sessionDirFor } from "../../src/format/paths.js";
+import { encodeCwdPi, sessionDirFor } from "../../src/file/paths.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { assistant, user } from "./support/scenario.js";
 

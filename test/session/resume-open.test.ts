@@ -6,9 +6,9 @@ import { after, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { projectContext } from "../../src/core/context.js";
 import type { CustomEntry } from "../../src/core/entry.js";
+import { SessionFile } from "../../src/file/session-file.js";
+import { indexPathFor } from "../../src/file/sidecar-index.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { SessionFile } from "../../src/store/jsonl/session-file.js";
-import { indexPathFor } from "../../src/store/jsonl/sidecar-index.js";
 import { messageMaker } from "../support/messages.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sessiontree-resume-open-"));

@@ -13,7 +13,7 @@ import type { SessionEntry } from "../../core/entry.js";
 import { NotFoundError, ValidationError } from "../../core/errors.js";
 import { messageText } from "../../core/messages.js";
 import type { SessionTreeNode } from "../../core/tree.js";
-import { defaultRoot } from "../../format/paths.js";
+import { defaultRoot } from "../../file/paths.js";
 import { SessionManager } from "../../session/session-manager.js";
 
 export interface ChatOptions {

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { NotFoundError } from "../../core/errors.js";
-import { sessionDirFor } from "../../format/paths.js";
+import { sessionDirFor } from "../../file/paths.js";
 import { peekHeader } from "../../session/locate.js";
 import { SessionManager } from "../../session/session-manager.js";
 import { type Cli, resolveEntryId } from "../cli.js";

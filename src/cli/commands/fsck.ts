@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { SessionIssue } from "../../core/issues.js";
-import { type FsckReport, fsckFile } from "../../store/jsonl/fsck.js";
+import { type FsckReport, fsckFile } from "../../file/fsck.js";
 import type { Cli, CommandContext } from "../cli.js";
 import { errorCode } from "../exit.js";
 import { startProgress } from "../io.js";

@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { LEAF_MARKER_TYPE, type SessionEntry } from "../../core/entry.js";
-import { candidateDirsFor } from "../../format/paths.js";
+import { candidateDirsFor } from "../../file/paths.js";
+import { readSessionFile } from "../../file/read-file.js";
 import { sessionFilesIn } from "../../session/locate.js";
 import { summarize } from "../../session/session-info.js";
-import { readSessionFile } from "../../store/jsonl/read-file.js";
 import type { Cli, CommandContext } from "../cli.js";
 import { parseCount } from "../exit.js";
 import { oneLine, startProgress } from "../io.js";

@@ -1,11 +1,11 @@
 import { closeSync, openSync } from "node:fs";
 import type { Command } from "commander";
 import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
+import { withExclusiveLock } from "../../file/flock.js";
+import { fsckFile } from "../../file/fsck.js";
+import { replaceKeepingBackup } from "../../file/rewrite.js";
+import { SessionFile } from "../../file/session-file.js";
 import { encodeSession } from "../../format/jsonl/encode.js";
-import { withExclusiveLock } from "../../store/jsonl/flock.js";
-import { fsckFile } from "../../store/jsonl/fsck.js";
-import { replaceKeepingBackup } from "../../store/jsonl/rewrite.js";
-import { SessionFile } from "../../store/jsonl/session-file.js";
 import type { Cli } from "../cli.js";
 import { errorCode } from "../exit.js";
 import { startProgress } from "../io.js";

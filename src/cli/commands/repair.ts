@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { type RepairReport, repairFile } from "../../store/jsonl/repair.js";
+import { type RepairReport, repairFile } from "../../file/repair.js";
 import type { Cli } from "../cli.js";
 import { errorCode } from "../exit.js";
 import { startProgress } from "../io.js";

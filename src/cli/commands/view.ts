@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { defaultPiAgentDir } from "../../format/paths.js";
+import { defaultPiAgentDir } from "../../file/paths.js";
 import { createLocalSource } from "../../viewer/local-source.js";
 import { DEFAULT_VIEWER_PORT, startViewer } from "../../viewer/serve.js";
 import { UsageError } from "../exit.js";

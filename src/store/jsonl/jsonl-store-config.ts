@@ -1,4 +1,4 @@
-import type { Durability } from "./session-file.js";
+import type { Durability } from "../../file/session-file.js";
 
 export interface JsonlStoreOptions {
   /** The folder that holds `owners/…`; created by `init`. */

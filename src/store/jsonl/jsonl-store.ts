@@ -4,6 +4,7 @@ import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import { isSessionTreeError } from "../../core/errors.js";
 import { nowIso } from "../../core/ids.js";
 import { isSafeId } from "../../core/validate.js";
+import { SessionFile } from "../../file/session-file.js";
 import { encodeLines } from "../../format/jsonl/encode.js";
 import { planAppend } from "../append-plan.js";
 import { normalizeEntryPage, normalizeListOptions, pageFromSummaries } from "../cursor.js";
@@ -42,7 +43,6 @@ import {
   writeMeta,
 } from "./jsonl-store-layout.js";
 import { markLeaf, syncLeafToFile } from "./jsonl-store-leaf.js";
-import { SessionFile } from "./session-file.js";
 
 /** A session as one read or write sees it. */
 interface Snapshot {

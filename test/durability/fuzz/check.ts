@@ -5,7 +5,7 @@ import type { SessionEntry } from "../../../src/core/entry.js";
 import { isSessionTreeError } from "../../../src/core/errors.js";
 import type { SessionTreeNode } from "../../../src/core/tree.js";
 import { checkEntry } from "../../../src/core/validate.js";
-import { SessionFile } from "../../../src/store/jsonl/session-file.js";
+import { SessionFile } from "../../../src/file/session-file.js";
 import { entriesOnCycles, type LineSpan, splitLines } from "../support.js";
 
 /** The original entry lines of a base session, by their exact bytes. */

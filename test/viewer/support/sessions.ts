@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SessionEntry, SessionHeader } from "../../../src/core/entry.js";
+import { sessionDirFor, sessionFileName } from "../../../src/file/paths.js";
 import { encodeSession } from "../../../src/format/jsonl/encode.js";
-import { sessionDirFor, sessionFileName } from "../../../src/format/paths.js";
 import { SessionManager } from "../../../src/session/session-manager.js";
 
 export const PI_FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures/pi");

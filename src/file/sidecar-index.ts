@@ -10,11 +10,11 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { CURRENT_SESSION_VERSION, isLeafMarker, type SessionEntry } from "../../core/entry.js";
-import { NotFoundError } from "../../core/errors.js";
-import type { SessionIssue } from "../../core/issues.js";
-import { checkEntry, checkHeader } from "../../core/validate.js";
-import { isBlank, LineSplitter, type RawLine, scanEntryPrefix } from "../../format/jsonl/lines.js";
+import { CURRENT_SESSION_VERSION, isLeafMarker, type SessionEntry } from "../core/entry.js";
+import { NotFoundError } from "../core/errors.js";
+import type { SessionIssue } from "../core/issues.js";
+import { checkEntry, checkHeader } from "../core/validate.js";
+import { isBlank, LineSplitter, type RawLine, scanEntryPrefix } from "../format/jsonl/lines.js";
 
 /**
  * A rebuildable sidecar index of a session file (`<file>.idx`): for every entry its id, parent,

@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
-import type { SessionHeader } from "../../core/entry.js";
-import { NotFoundError } from "../../core/errors.js";
-import type { SessionIssue } from "../../core/issues.js";
-import { SessionTree } from "../../core/tree.js";
-import type { DecodedSession } from "../../format/jsonl/decode.js";
+import type { SessionHeader } from "../core/entry.js";
+import { NotFoundError } from "../core/errors.js";
+import type { SessionIssue } from "../core/issues.js";
+import { SessionTree } from "../core/tree.js";
+import type { DecodedSession } from "../format/jsonl/decode.js";
 import { readSessionFile } from "./read-file.js";
 
 export interface FsckReport {

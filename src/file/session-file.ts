@@ -11,12 +11,12 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import type { SessionEntry, SessionHeader } from "../../core/entry.js";
-import { CorruptSessionError, NotFoundError, SessionTreeError } from "../../core/errors.js";
-import type { SessionIssue } from "../../core/issues.js";
-import { SessionTree } from "../../core/tree.js";
-import { type DecodedSession, SessionDecoder } from "../../format/jsonl/decode.js";
-import { encodeLine, encodeLines } from "../../format/jsonl/encode.js";
+import type { SessionEntry, SessionHeader } from "../core/entry.js";
+import { CorruptSessionError, NotFoundError, SessionTreeError } from "../core/errors.js";
+import type { SessionIssue } from "../core/issues.js";
+import { SessionTree } from "../core/tree.js";
+import { type DecodedSession, SessionDecoder } from "../format/jsonl/decode.js";
+import { encodeLine, encodeLines } from "../format/jsonl/encode.js";
 import { keepLock, lockExclusive, releaseKeptLock, unlock, withExclusiveLock } from "./flock.js";
 import { quarantineBytes } from "./quarantine.js";
 import { readFromFd, readSessionFile } from "./read-file.js";

@@ -1,11 +1,11 @@
 import { closeSync, constants, openSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../../core/entry.js";
-import { CorruptSessionError, NotFoundError } from "../../core/errors.js";
-import { newSessionId } from "../../core/ids.js";
-import type { SessionIssue } from "../../core/issues.js";
-import { type DecodedSession, SessionDecoder } from "../../format/jsonl/decode.js";
-import { encodeSession } from "../../format/jsonl/encode.js";
+import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/entry.js";
+import { CorruptSessionError, NotFoundError } from "../core/errors.js";
+import { newSessionId } from "../core/ids.js";
+import type { SessionIssue } from "../core/issues.js";
+import { type DecodedSession, SessionDecoder } from "../format/jsonl/decode.js";
+import { encodeSession } from "../format/jsonl/encode.js";
 import { withExclusiveLock } from "./flock.js";
 import { treeOf } from "./fsck.js";
 import { readFromFd } from "./read-file.js";

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import { type DecodedSession, SessionDecoder } from "../../format/jsonl/decode.js";
+import { type DecodedSession, SessionDecoder } from "../format/jsonl/decode.js";
 
 const CHUNK = 1 << 20;
 

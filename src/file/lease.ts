@@ -1,6 +1,6 @@
 import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { LeaseHeldError } from "../../core/errors.js";
+import { LeaseHeldError } from "../core/errors.js";
 import { tryExclusiveLock, unlock } from "./flock.js";
 
 /** Who holds (or last held) a session's writer lease. */
