@@ -3,12 +3,47 @@ import type {
   CompactionEntry,
   CustomEntry,
   CustomMessageEntry,
+  EntryType,
   SessionEntry,
   SessionMessageEntry,
 } from "./entry.js";
 import { LEAF_MARKER_TYPE } from "./entry.js";
 import type { SessionIssue } from "./issues.js";
 import type { AgentMessage, AssistantMessage, CustomMessage } from "./messages.js";
+
+/** How the context projection (core/context.ts) uses an entry of a type when it lies on the path. */
+export type ContextRole =
+  /** Reaches the model as a message (a branch summary only when it has text). */
+  | "message"
+  /** Sets the thinking level or the model in force. */
+  | "setting"
+  /** Replaces what came before it with its summary (and the kept range). */
+  | "compaction"
+  /** Extension state (`extensionState`), never a message. */
+  | "extension"
+  /** Metadata the projection skips: labels, the session name. */
+  | "none";
+
+/**
+ * Which entries of a path the projection reads, by type: the table `readPath` follows, and the one a
+ * reader that loads only part of a file (the sidecar-index resume) picks its lines by.
+ */
+export const CONTEXT_ROLES: { readonly [T in EntryType]: ContextRole } = {
+  message: "message",
+  custom_message: "message",
+  branch_summary: "message",
+  thinking_level_change: "setting",
+  model_change: "setting",
+  compaction: "compaction",
+  custom: "extension",
+  label: "none",
+  session_info: "none",
+};
+
+/** The role of an entry type in the projection; an unknown type is skipped ("none"), as pi does. */
+export function contextRole(type: string): ContextRole {
+  return Object.hasOwn(CONTEXT_ROLES, type) ? CONTEXT_ROLES[type as EntryType] : "none";
+}
 
 export interface ModelRef {
   provider: string;
@@ -198,10 +233,19 @@ function readPath(path: PathView): PathReading {
         if (entry.customType !== LEAF_MARKER_TYPE)
           found.extensionState[entry.customType] = (entry as CustomEntry).data;
         break;
+      case "label":
+      case "session_info":
+        break;
+      default:
+        // Entries of unknown types are kept in the tree and skipped here, as pi does; a known type
+        // missing above fails to compile.
+        skipUnknown(entry);
     }
   }
   return found;
 }
+
+function skipUnknown(_entry: never): void {}
 
 /** pi's order after a compaction: its summary, the kept entries before it, then what followed it. */
 function compactedMessages(

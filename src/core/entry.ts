@@ -81,10 +81,7 @@ export interface SessionInfoEntry extends SessionEntryBase {
   name?: string;
 }
 
-/**
- * Every entry type pi v3 knows. Entries of other types are read, kept in the tree and written back
- * untouched; they are typed as this union at runtime only (as in pi), so check `isKnownEntryType`.
- */
+/** Every entry type pi v3 knows (see `ENTRY_TYPES` for what each one does). */
 export type SessionEntry =
   | SessionMessageEntry
   | ThinkingLevelChangeEntry
@@ -96,24 +93,55 @@ export type SessionEntry =
   | LabelEntry
   | SessionInfoEntry;
 
-export type FileEntry = SessionHeader | SessionEntry;
-
 export type EntryType = SessionEntry["type"];
 
-export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set<EntryType>([
-  "message",
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-]);
+export interface EntryTypeInfo {
+  /**
+   * A small stable number for the type, written into sidecar indexes (`<file>.idx`): never reuse or
+   * renumber one, add new types at the end. 1–2 and 11 are taken by the index for user and assistant
+   * messages and leaf markers; 0 is "unknown type".
+   */
+  readonly code: number;
+  /**
+   * An append of this type only extends the leaf's path: a session resumed through the sidecar
+   * index may write it without reading the whole file. Types that look elsewhere in the tree (a
+   * compaction's kept entry, a label's target, a branch summary's origin) need the whole read.
+   */
+  readonly extendsPathOnly: boolean;
+}
+
+/**
+ * The one table of entry types: adding a type to `SessionEntry` makes the compiler ask for its row
+ * here, for its field checks (core/validate.ts), its role in the projection (`CONTEXT_ROLES` in
+ * core/context.ts) and
+ * its one-line description (format/describe.ts). Entries of other types are read, kept in the tree
+ * and written back untouched; they are typed as the union at runtime only (as in pi), so check
+ * `isKnownEntryType`.
+ */
+export const ENTRY_TYPES: { readonly [T in EntryType]: EntryTypeInfo } = {
+  message: { code: 1, extendsPathOnly: true },
+  thinking_level_change: { code: 3, extendsPathOnly: true },
+  model_change: { code: 4, extendsPathOnly: true },
+  compaction: { code: 5, extendsPathOnly: false },
+  branch_summary: { code: 6, extendsPathOnly: false },
+  custom: { code: 7, extendsPathOnly: true },
+  custom_message: { code: 8, extendsPathOnly: true },
+  label: { code: 9, extendsPathOnly: false },
+  session_info: { code: 10, extendsPathOnly: true },
+};
 
 export function isKnownEntryType(type: string): type is EntryType {
-  return KNOWN_ENTRY_TYPES.has(type);
+  return Object.hasOwn(ENTRY_TYPES, type);
+}
+
+/** The registry row of a type, undefined for a type sessiontree does not know. */
+export function entryTypeInfo(type: string): EntryTypeInfo | undefined {
+  return isKnownEntryType(type) ? ENTRY_TYPES[type] : undefined;
+}
+
+/** Fails to compile when a switch over a union misses a member; at run time, names what it got. */
+export function assertNever(value: never, what = "value"): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
 }
 
 /** The fields `append` fills in; callers give the rest. */

@@ -10,8 +10,8 @@ import {
   type SessionInfoEntry,
 } from "./entry.js";
 import { NotFoundError } from "./errors.js";
-import { newEntryId, nowIso } from "./ids.js";
 import type { SessionIssue } from "./issues.js";
+import { stampDraft } from "./stamp.js";
 import { analyzeStructure } from "./structure.js";
 
 /** A node of `getTree()`: a defensive copy of the structure, labels resolved. */
@@ -114,9 +114,7 @@ export class SessionTree {
 
   /** Appends a new entry as a child of the leaf and moves the leaf to it. */
   append<E extends SessionEntry>(draft: EntryDraft<E>): E {
-    // Object.assign, not a double spread: spread-built objects get slow shapes, and every walk of a
-    // long path pays for that on each entry.
-    const entry = Object.assign(this.stamp(draft.type as string), draft) as unknown as E;
+    const entry = stampDraft<E>(draft, this.leafId, { isTaken: this.isTaken() });
     this.index(entry);
     this.leafId = entry.id;
     return entry;
@@ -127,10 +125,9 @@ export class SessionTree {
    * The leaf does not move. Persisting it lets a rewind survive a restart (in pi, too).
    */
   markLeaf(): SessionEntry {
-    const marker = {
-      ...this.stamp("custom"),
-      customType: LEAF_MARKER_TYPE,
-    } as SessionEntry;
+    const marker = stampDraft({ type: "custom", customType: LEAF_MARKER_TYPE }, this.leafId, {
+      isTaken: this.isTaken(),
+    });
     this.index(marker);
     return marker;
   }
@@ -331,12 +328,10 @@ export class SessionTree {
     this.takenElsewhere = isTaken;
   }
 
-  private stamp(type: string): { type: string; id: string; parentId: string | null; timestamp: string } {
+  /** Whether a new id would clash: with an entry held, or one reserved for a part not held. */
+  private isTaken(): (id: string) => boolean {
     const taken = this.takenElsewhere;
-    const isTaken = taken
-      ? (id: string) => this.byId.has(id) || taken(id)
-      : (id: string) => this.byId.has(id);
-    return { type, id: newEntryId(isTaken), parentId: this.leafId, timestamp: nowIso() };
+    return taken ? (id: string) => this.byId.has(id) || taken(id) : (id: string) => this.byId.has(id);
   }
 
   private index(entry: SessionEntry): void {

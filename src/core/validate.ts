@@ -1,4 +1,4 @@
-import { isKnownEntryType, type SessionEntry, type SessionHeader } from "./entry.js";
+import { type EntryType, isKnownEntryType, type SessionEntry, type SessionHeader } from "./entry.js";
 
 /** The result of checking a parsed JSON value: the typed value, or why it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -13,7 +13,7 @@ const isString = (v: unknown): v is string => typeof v === "string";
 const isOptionalString = (v: unknown) => v === undefined || v === null || typeof v === "string";
 
 /** Field checks per known entry type; each returns the first problem found, or undefined. */
-const ENTRY_RULES: Record<string, (e: Json) => string | undefined> = {
+const ENTRY_RULES: Record<EntryType, (e: Json) => string | undefined> = {
   message: (e) => {
     if (!isObject(e.message)) return "message must be an object";
     if (!isString(e.message.role)) return "message.role must be a string";
@@ -70,7 +70,7 @@ export function checkEntry(value: unknown): Checked<SessionEntry> {
   }
   if (!isString(value.timestamp)) return { ok: false, reason: "timestamp must be a string" };
   if (isKnownEntryType(value.type)) {
-    const problem = ENTRY_RULES[value.type]?.(value);
+    const problem = ENTRY_RULES[value.type](value);
     if (problem) return { ok: false, reason: `${value.type}: ${problem}` };
   }
   return { ok: true, value: value as unknown as SessionEntry };

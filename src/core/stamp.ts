@@ -1,0 +1,32 @@
+import type { EntryDraft, SessionEntry } from "./entry.js";
+import { newEntryId, nowIso } from "./ids.js";
+
+export interface StampOptions {
+  /** Whether an id is in use; a new id is drawn until one is free. Ignored when `id` is given. */
+  isTaken: (id: string) => boolean;
+  /** The entry's id when the caller chose it (a client's retry-safe id). */
+  id?: string;
+  /** ISO 8601; now when absent. */
+  timestamp?: string;
+}
+
+/**
+ * A draft made an entry: id, parent and timestamp filled in, with pi's key order (type, id,
+ * parentId, timestamp, then the type's own fields). The one place entries are stamped: the tree's
+ * append, the service's append route and the agent's store backend all come here.
+ */
+export function stampDraft<E extends SessionEntry = SessionEntry>(
+  draft: EntryDraft<E> | EntryDraft,
+  parentId: string | null,
+  options: StampOptions,
+): E {
+  const base = {
+    type: draft.type as string,
+    id: options.id ?? newEntryId(options.isTaken),
+    parentId,
+    timestamp: options.timestamp ?? nowIso(),
+  };
+  // Object.assign, not a double spread: spread-built objects get slow shapes, and every walk of a
+  // long path pays for that on each entry.
+  return Object.assign(base, draft) as unknown as E;
+}
