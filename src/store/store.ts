@@ -116,6 +116,14 @@ export interface WriteOptions {
 export interface AppendOptions extends WriteOptions {
   /** Move the leaf to the last appended entry. Default true. */
   moveLeaf?: boolean;
+  /**
+   * Hang the batch under the session's leaf as it stands inside this write (decided under the
+   * store's lock or in its transaction, so concurrent appends without `expectedRevision` never fail
+   * with a conflict and never fork the history): the first entry's `parentId` is replaced by the
+   * leaf. A retry whose first entry is already stored keeps that entry's stored parent, so it is
+   * still skipped as a retry. Default false.
+   */
+  underLeaf?: boolean;
 }
 
 export interface WriteResult {
