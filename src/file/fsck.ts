@@ -61,6 +61,14 @@ export function fsckFile(path: string): FsckReport {
   };
 }
 
+/**
+ * Whether an issue is a finding: something wrong with the file (an error or a warning), as opposed
+ * to a note (an identical duplicate, a torn tail already moved aside).
+ */
+export function isFinding(issue: SessionIssue): boolean {
+  return issue.severity === "error" || issue.severity === "warning";
+}
+
 /** The tree of a decoded file, entries loaded with their positions so duplicates are reported with them. */
 export function treeOf(decoded: DecodedSession): SessionTree {
   const tree = new SessionTree();

@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync } from "node:fs";
+import { writeAll } from "./write-all.js";
 
 /**
  * Saves bytes that must leave a session file (a torn tail) beside it, durably, before they are
@@ -8,8 +9,7 @@ export function quarantineBytes(path: string, offset: number, bytes: Buffer): st
   const target = `${path}.torn-${offset}-${Date.now()}`;
   const fd = openSync(target, "wx");
   try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    writeAll(fd, bytes);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

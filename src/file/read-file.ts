@@ -1,7 +1,9 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, openSync, readSync } from "node:fs";
+import { NotFoundError, SessionTreeError } from "../core/errors.js";
 import { type DecodedSession, SessionDecoder } from "../format/jsonl/decode.js";
 
-const CHUNK = 1 << 20;
+/** How much of a session file is read at once: the memory a read costs beyond what it keeps. */
+export const CHUNK = 1 << 20;
 
 /**
  * Reads a session file in 1 MiB chunks: memory is bounded by what is kept, never by the file's
@@ -28,4 +30,25 @@ export function readFromFd(fd: number, start: number, decoder: SessionDecoder): 
     position += n;
   }
   return decoder.finish({ tailIsTorn: true });
+}
+
+/**
+ * Opens an existing session file (never creates one), with the errors every caller gives:
+ * `session_not_found` when there is none, `io_error` when it cannot be opened.
+ */
+export function openExisting(path: string, flags: number = constants.O_RDONLY): number {
+  try {
+    return openSync(path, flags);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new NotFoundError("session_not_found", `No session file at ${path}`, {
+        cause: error,
+        details: { path },
+      });
+    }
+    throw new SessionTreeError("io_error", `Cannot open ${path}: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
+  }
 }

@@ -1,14 +1,14 @@
-import { closeSync, constants, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/entry.js";
-import { CorruptSessionError, NotFoundError } from "../core/errors.js";
-import { newSessionId } from "../core/ids.js";
+import { CorruptSessionError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
+import { newSessionId } from "../core/session-id.js";
 import { type DecodedSession, SessionDecoder } from "../format/jsonl/decode.js";
 import { encodeSession } from "../format/jsonl/encode.js";
 import { withExclusiveLock } from "./flock.js";
 import { treeOf } from "./fsck.js";
-import { readFromFd } from "./read-file.js";
+import { openExisting, readFromFd } from "./read-file.js";
 import { replaceKeepingBackup } from "./rewrite.js";
 
 export interface RepairAction {
@@ -48,7 +48,7 @@ export interface RepairOptions {
  * line left out is listed in the report. Holds the file's lock so no sessiontree writer interleaves.
  */
 export function repairFile(path: string, options: RepairOptions = {}): RepairReport {
-  const fd = openExisting(path);
+  const fd = openExisting(path, constants.O_RDWR);
   try {
     return withExclusiveLock(fd, () => {
       const decoded = readFromFd(fd, 0, new SessionDecoder());
@@ -141,15 +141,4 @@ function rebuildHeader(path: string, decoded: DecodedSession): SessionHeader {
     timestamp: first?.timestamp ?? new Date().toISOString(),
     cwd: "",
   };
-}
-
-function openExisting(path: string): number {
-  try {
-    return openSync(path, constants.O_RDWR);
-  } catch (error) {
-    throw new NotFoundError("session_not_found", `No session file at ${path}`, {
-      cause: error,
-      details: { path },
-    });
-  }
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import {
   closeSync,
   fstatSync,
@@ -7,7 +7,6 @@ import {
   readdirSync,
   readFileSync,
   readSync,
-  renameSync,
   type Stats,
   statSync,
   unlinkSync,
@@ -15,7 +14,9 @@ import {
 } from "node:fs";
 import { basename, join } from "node:path";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/entry.js";
+import { checkStamp, type FileStamp, statMatches, takeStamp } from "../file/file-stamp.js";
 import { readFromFd } from "../file/read-file.js";
+import { writeAtomic } from "../file/write-atomic.js";
 import { SessionDecoder } from "../format/jsonl/decode.js";
 import {
   addToSummary,
@@ -33,33 +34,30 @@ import {
  * one file per listing pass that found changes, read only when a caller asks for `allMessagesText`,
  * e.g. to search; compacted when there are many).
  *
- * A record is only a cache of the file and is never trusted over it: it is used when the file's
- * inode, size and mtime are the ones recorded; a file that only grew (same inode, same first and
- * last covered bytes) is read from where the record stops; anything else is read again in full. A
- * missing or unreadable catalog is rebuilt; failing to save it (a read-only folder) loses nothing.
+ * A record is only a cache of the file and is never trusted over it: its stamp (file/file-stamp.ts)
+ * is checked on every listing. It is used when the file's inode, size and mtime are the ones
+ * recorded; a file that only grew (same inode, same first and last covered bytes) is read from
+ * where the record stops; anything else is read again in full. A missing or unreadable catalog is
+ * rebuilt; failing to save it (a read-only folder) loses nothing.
  */
 const CATALOG_DIR = ".sessiontree-catalog";
 const CATALOG_FILE = "catalog.json";
-const CATALOG_VERSION = 1;
+/** 2: records carry a file stamp; catalogs of another version are rebuilt. */
+const CATALOG_VERSION = 2;
 /** How many bytes at each end of the covered part are hashed to detect an edit behind our back. */
 const STAMP_BYTES = 4096;
 /** More text files than this and the live texts are rewritten into one. */
 const MAX_TEXT_FILES = 16;
 
 interface CatalogRecord {
-  ino: number;
-  size: number;
-  mtimeMs: number;
+  /** The file as read: `covered` is where reading stopped (after the last complete line). */
+  stamp: FileStamp;
   /** null: not a session file (pi skips those too); remembered so junk is not re-read. */
   header: SessionHeader | null;
   /** Format version on disk; older formats are always read in full (they are migrated in memory). */
   version: number;
-  /** Bytes and lines read: up to the last complete line. */
-  readBytes: number;
+  /** Lines read: up to the last complete line. */
   readLines: number;
-  /** Hashes of the first and last covered bytes. */
-  headHash: string;
-  tailHash: string;
   summary: Omit<SummaryState, "texts">;
   textCount: number;
   /** Where the message text is, in pieces (a file that grew adds a piece). */
@@ -108,7 +106,7 @@ export class FolderCatalog {
       return null;
     }
     const record = this.data.records[name];
-    if (record && sameFile(record, stats)) {
+    if (record && statMatches(record.stamp, stats)) {
       this.stats.reused++;
       return this.toInfo(path, record, stats);
     }
@@ -138,7 +136,7 @@ export class FolderCatalog {
     }
     if (!this.texts.flush())
       for (const record of records) record.text = record.text.filter(this.texts.exists);
-    writeAtomically(join(this.folder, CATALOG_DIR, CATALOG_FILE), JSON.stringify(this.data));
+    saveCatalog(join(this.folder, CATALOG_DIR, CATALOG_FILE), this.data);
     this.texts.removeAllBut(new Set(records.flatMap((r) => r.text.map((t) => t.file))));
   }
 
@@ -187,16 +185,10 @@ export class FolderCatalog {
   }
 }
 
-function sameFile(record: CatalogRecord, stats: Stats): boolean {
-  return record.ino === stats.ino && record.size === stats.size && record.mtimeMs === stats.mtimeMs;
-}
-
-/** The file only grew: same inode, a current format, and the bytes we covered are unchanged. */
+/** The file only grew (the bytes we covered are unchanged) and is in the current format. */
 function canExtend(fd: number, record: CatalogRecord, stats: Stats): boolean {
   if (!record.header || record.version < CURRENT_SESSION_VERSION) return false;
-  if (record.ino !== stats.ino || stats.size < record.size || record.readBytes === 0) return false;
-  const stamps = stampsOf(fd, record.readBytes);
-  return stamps.head === record.headHash && stamps.tail === record.tailHash;
+  return checkStamp(record.stamp, fd, stats) === "grew";
 }
 
 function extend(
@@ -204,8 +196,9 @@ function extend(
   record: CatalogRecord,
   stats: Stats,
 ): { record: CatalogRecord; text: string; appendText: boolean } {
-  const decoder = new SessionDecoder({ line: record.readLines, offset: record.readBytes });
-  const decoded = readFromFd(fd, record.readBytes, decoder);
+  const covered = record.stamp.covered;
+  const decoder = new SessionDecoder({ line: record.readLines, offset: covered });
+  const decoded = readFromFd(fd, covered, decoder);
   const state = addToSummary(
     { ...record.summary, texts: [] },
     decoded.entries.map((e) => e.entry),
@@ -213,16 +206,10 @@ function extend(
   const added = state.texts.join(" ");
   const delta = record.textCount > 0 && state.texts.length > 0 ? ` ${added}` : added;
   const { texts, ...summary } = state;
-  const stamps = stampsOf(fd, decoded.completeBytes);
   const next: CatalogRecord = {
     ...record,
-    ino: stats.ino,
-    size: stats.size,
-    mtimeMs: stats.mtimeMs,
-    readBytes: decoded.completeBytes,
+    stamp: stampOf(fd, stats, decoded.completeBytes),
     readLines: decoded.completeLines,
-    headHash: stamps.head,
-    tailHash: stamps.tail,
     summary,
     textCount: record.textCount + texts.length,
   };
@@ -237,17 +224,11 @@ function readWhole(fd: number, stats: Stats): { record: CatalogRecord; text: str
   );
   const { texts, ...summary } = state;
   const text = decoded.header ? texts.join(" ") : "";
-  const stamps = stampsOf(fd, decoded.completeBytes);
   const record: CatalogRecord = {
-    ino: stats.ino,
-    size: stats.size,
-    mtimeMs: stats.mtimeMs,
+    stamp: stampOf(fd, stats, decoded.completeBytes),
     header: decoded.header,
     version: decoded.migratedFrom ?? CURRENT_SESSION_VERSION,
-    readBytes: decoded.completeBytes,
     readLines: decoded.completeLines,
-    headHash: stamps.head,
-    tailHash: stamps.tail,
     summary,
     textCount: texts.length,
     text: [],
@@ -255,14 +236,9 @@ function readWhole(fd: number, stats: Stats): { record: CatalogRecord; text: str
   return { record, text, appendText: false };
 }
 
-function stampsOf(fd: number, end: number): { head: string; tail: string } {
-  const read = (start: number, length: number) => {
-    const bytes = Buffer.alloc(length);
-    const n = readSync(fd, bytes, 0, length, start);
-    return createHash("sha1").update(bytes.subarray(0, n)).digest("base64");
-  };
-  const length = Math.min(STAMP_BYTES, end);
-  return { head: read(0, length), tail: read(end - length, length) };
+/** The stamp of a file read up to `covered`: its first and last 4 KiB before there are hashed. */
+function stampOf(fd: number, stats: Stats, covered: number): FileStamp {
+  return takeStamp(fd, stats, { covered, head: STAMP_BYTES, tail: STAMP_BYTES });
 }
 
 /**
@@ -354,6 +330,9 @@ function loadCatalog(path: string): CatalogData {
   try {
     const data = JSON.parse(readFileSync(path, "utf8")) as CatalogData;
     if (data.version === CATALOG_VERSION && typeof data.records === "object" && data.records !== null) {
+      // A record without its stamp cannot be checked against its file: that file is read again.
+      for (const [name, record] of Object.entries(data.records))
+        if (typeof record?.stamp !== "object" || record.stamp === null) delete data.records[name];
       return data;
     }
   } catch {
@@ -362,15 +341,12 @@ function loadCatalog(path: string): CatalogData {
   return { version: CATALOG_VERSION, records: {} };
 }
 
-function writeAtomically(target: string, content: string): void {
-  const temp = `${target}.${process.pid}.tmp`;
+function saveCatalog(path: string, data: CatalogData): void {
   try {
-    mkdirSync(join(target, ".."), { recursive: true });
-    writeFileSync(temp, content);
-    renameSync(temp, target);
+    // No fsync: a torn catalog fails to parse and is rebuilt.
+    writeAtomic(path, JSON.stringify(data), { fsync: false, createDir: true });
   } catch {
     // The catalog is a cache: a folder we cannot write to is listed by reading its files.
-    removeQuietly(temp);
   }
 }
 

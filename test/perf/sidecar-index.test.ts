@@ -15,8 +15,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { indexPathFor, loadIndex } from "../../src/file/sidecar-index.js";
-import { openPathOnly } from "../../src/session/path-resume.js";
+import { ENTRY_TYPES } from "../../src/core/entry.js";
+import { indexPathFor, loadIndex } from "../../src/file/sidecar-index-codec.js";
+import { KIND, kindName } from "../../src/file/sidecar-index-kind.js";
+import { openPathOnly } from "../../src/session/context-resume.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 
 /** The real pi sessions (v1) from pi's own test fixtures, beside the work tree. */
@@ -224,5 +226,18 @@ describe("sidecar index: resume reads only the path, and gives what a full read 
     assert.deepEqual(resumed.context.messages, full.context.messages);
     assert.equal(resumed.context.thinkingLevel, full.context.thinkingLevel);
     assert.deepEqual(resumed.context.model, full.context.model);
+  });
+
+  test("entry types keep their registry codes as kinds, apart from the index's own", () => {
+    const own = new Set<number>(Object.values(KIND));
+    for (const [type, { code }] of Object.entries(ENTRY_TYPES)) {
+      if (type !== "message") assert.ok(!own.has(code), `${type}'s code ${code} is one of the index's own`);
+      assert.ok(code < 256, "kinds are stored as bytes");
+      assert.equal(kindName(code), type);
+    }
+    assert.deepEqual(
+      [KIND.other, KIND.message, KIND.assistant, KIND.leafMarker, KIND.messageUnknownRole],
+      [0, 1, 2, 11, 12],
+    );
   });
 });

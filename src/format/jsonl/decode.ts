@@ -1,7 +1,7 @@
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../../core/entry.js";
 import type { SessionIssue } from "../../core/issues.js";
 import { checkEntry, checkHeader } from "../../core/validate.js";
-import { isBlank, LineSplitter, type RawLine } from "./lines.js";
+import { isBlank, LineSplitter, parseLine, type RawLine } from "./lines.js";
 import { StreamingMigrator } from "./migrate.js";
 
 /** An entry with the place it was read from. */
@@ -35,8 +35,6 @@ export interface DecodeOptions {
    */
   tailIsTorn?: boolean;
 }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Decodes a session chunk by chunk: feed bytes with `push`, then `finish`. The header is checked,
@@ -106,19 +104,7 @@ export class SessionDecoder {
   }
 
   private parse(raw: RawLine): unknown {
-    let text: string;
-    try {
-      text = utf8.decode(raw.bytes);
-    } catch {
-      this.report("invalid_utf8", `Line ${raw.line} is not valid UTF-8`, raw);
-      return undefined;
-    }
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      this.report("invalid_json", `Line ${raw.line} is not JSON: ${(error as Error).message}`, raw);
-      return undefined;
-    }
+    return parseLine(raw, (code, message) => this.report(code, message, raw));
   }
 
   private readHeader(parsed: unknown, raw: RawLine): void {

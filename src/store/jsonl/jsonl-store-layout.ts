@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionHeader } from "../../core/entry.js";
+import { SessionTreeError } from "../../core/errors.js";
+import { type SizeStamp, statMatches } from "../../file/file-stamp.js";
+import { writeAtomic } from "../../file/write-atomic.js";
 import type { SessionSummary } from "../store.js";
 import type { DerivedFields } from "../summary.js";
 
@@ -40,15 +43,19 @@ export function sessionIdsIn(dir: string): string[] {
 
 /**
  * The sidecar: what a JSONL file cannot say by itself. Written under the session file's lock,
- * before the lines it describes. `bytes` is the file size it describes: when the file has another
- * size (a writer that does not keep sidecars, such as pi, appended; or a crash came between the
- * sidecar and the lines) the list cache is recomputed from the file, and when its entry count
- * differs the revision is derived (see `revisionOf`).
+ * before the lines it describes, so its stamp of the file (file/file-stamp.ts) can only know the
+ * inode and the size to come: when the file is another one or has another size (a writer that
+ * does not keep sidecars, such as pi, appended; or a crash came between the sidecar and the lines)
+ * the list cache is recomputed from the file (`metaDescribes`), and when its entry count differs
+ * the revision is derived (see `revisionOf`).
  */
 export interface SessionMeta {
   owner: string;
   revision: number;
+  /** The size of the file it describes. */
   bytes: number;
+  /** The inode of the file it describes; absent in sidecars written before it was recorded. */
+  ino?: number;
   /** Entries in the file (leaf markers included) when `bytes` was written. */
   lines: number;
   modifiedAt: string;
@@ -58,21 +65,41 @@ export interface SessionMeta {
   cache: DerivedFields & { leafId: string | null };
 }
 
+/**
+ * The session's sidecar, null when it has none. A sidecar that cannot be read is an `io_error`, not
+ * a missing one: it holds the revision and the soft delete, which the file cannot give back.
+ */
 export function readMeta(sessionFile: string): SessionMeta | null {
+  const path = metaPath(sessionFile);
+  let text: string;
   try {
-    return JSON.parse(readFileSync(metaPath(sessionFile), "utf8")) as SessionMeta;
+    text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
+  try {
+    return JSON.parse(text) as SessionMeta;
+  } catch (error) {
+    throw new SessionTreeError("io_error", `Sidecar ${path} is damaged: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
+  }
 }
 
-/** Replaces the sidecar atomically (temp file + rename), so a reader never sees half of one. */
+/**
+ * Replaces the sidecar atomically, so a reader never sees half of one. Not fsynced: it is written
+ * on every append, under the lock, and the session file's own durability setting governs appends.
+ */
 export function writeMeta(sessionFile: string, meta: SessionMeta): void {
-  const target = metaPath(sessionFile);
-  const temp = `${target}.tmp-${process.pid}`;
-  writeFileSync(temp, JSON.stringify(meta));
-  renameSync(temp, target);
+  writeAtomic(metaPath(sessionFile), JSON.stringify(meta), { fsync: false });
+}
+
+/** Whether the sidecar describes the session file as it is (`stats`: a stat of it). */
+export function metaDescribes(meta: SessionMeta, stats: SizeStamp & { mtimeMs: number }): boolean {
+  // A sidecar without an inode is checked by its size alone, as all were before inodes were kept.
+  return statMatches({ ino: meta.ino ?? stats.ino, size: meta.bytes }, stats);
 }
 
 /**
@@ -95,18 +122,22 @@ function listDir(dir: string): string[] {
   }
 }
 
-/** The sidecar for a session whose file is `bytes` long and holds `lines` entries. */
+/**
+ * The sidecar for a session whose file will be `file` (its inode and size; see `stampBeforeAppend`
+ * in file/file-stamp.ts) and hold `lines` entries.
+ */
 export function toMeta(
   summary: SessionSummary,
   header: SessionHeader,
-  bytes: number,
+  file: SizeStamp,
   lines: number,
 ): SessionMeta {
   const { entryCount, messageCount, firstMessage, name, leafId } = summary;
   return {
     owner: summary.owner,
     revision: summary.revision,
-    bytes,
+    bytes: file.size,
+    ino: file.ino,
     lines,
     modifiedAt: summary.modifiedAt,
     deletedAt: summary.deletedAt,

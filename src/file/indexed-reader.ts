@@ -1,0 +1,187 @@
+import { closeSync, fstatSync, readSync } from "node:fs";
+import type { SessionEntry, SessionHeader } from "../core/entry.js";
+import type { SessionIssue } from "../core/issues.js";
+import { checkEntry, checkHeader } from "../core/validate.js";
+import { isBlank } from "../format/jsonl/lines.js";
+import { CHUNK, openExisting } from "./read-file.js";
+import { currentIndex, type IndexState, rebuildIndex } from "./sidecar-index.js";
+import { NotIndexable } from "./sidecar-index-builder.js";
+import { KIND, kindOfEntry } from "./sidecar-index-kind.js";
+import { parentIdOf, type SessionIndex } from "./sidecar-index-model.js";
+
+/** What an index covers and which ids it holds: enough to append without reading the whole file. */
+export interface IndexCoverage {
+  inode: number;
+  /** Bytes and lines up to and including the last indexed line. */
+  bytes: number;
+  lines: number;
+  /** Whether an entry of the indexed lines has this id. */
+  hasId(id: string): boolean;
+}
+
+/**
+ * Runs `read` over a session file through its sidecar index (made or refreshed on the way). When
+ * `read` meets a line that is not what the index says (it returns null), the index is rebuilt from
+ * the file and `read` runs once more. Null when the file cannot be read this way: an older format,
+ * no readable header, or an index that does not hold even when rebuilt; read it whole then.
+ */
+export function readThroughIndex<T>(
+  sessionPath: string,
+  read: (reader: IndexedReader, state: IndexState) => T | null,
+): T | null {
+  const fd = openExisting(sessionPath);
+  try {
+    const found = currentIndex(sessionPath, fd);
+    if (!found) return null;
+    const result = read(new IndexedReader(fd, found.index), found.state);
+    if (result !== null) return result;
+    return read(new IndexedReader(fd, rebuildIndex(sessionPath, fd)), "rebuilt");
+  } catch (error) {
+    if (error instanceof NotIndexable) return null;
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads the lines of an indexed file with positioned reads, coalescing neighbours into one read,
+ * and checks each: it must hold a valid entry with the id, parent and kind the index says.
+ */
+export class IndexedReader {
+  private readonly parsed = new Map<number, SessionEntry>();
+  private readonly utf8 = new TextDecoder("utf-8", { fatal: true });
+
+  constructor(
+    private readonly fd: number,
+    readonly index: SessionIndex,
+  ) {}
+
+  /** The header, or null when its line is no longer a valid header. */
+  header(): SessionHeader | null {
+    const { offset, length } = this.index.header;
+    const line = readLine(this.fd, offset, length);
+    if (line === null) return null;
+    try {
+      const checked = checkHeader(JSON.parse(line.toString("utf8")));
+      return checked.ok ? checked.value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Entry `n`, read and checked (once); null when its line is not what the index says. */
+  entry(n: number): SessionEntry | null {
+    return this.readAll([n]) ? (this.parsed.get(n) as SessionEntry) : null;
+  }
+
+  /** Entries `numbers`, in that order; null when a line is not what the index says. */
+  entries(numbers: readonly number[]): SessionEntry[] | null {
+    if (!this.readAll(numbers)) return null;
+    return numbers.map((n) => this.parsed.get(n) as SessionEntry);
+  }
+
+  /** Bytes after the last complete line, reported as the full reader does. */
+  tornTail(): SessionIssue[] {
+    const { indexedBytes, indexedLines } = this.index;
+    const size = fstatSync(this.fd).size;
+    if (size <= indexedBytes) return [];
+    const tail = Buffer.alloc(size - indexedBytes);
+    readSync(this.fd, tail, 0, tail.length, indexedBytes);
+    if (isBlank(tail)) return [];
+    const line = indexedLines + 1;
+    return [
+      {
+        code: "torn_tail",
+        severity: "warning",
+        message: `Line ${line} (${tail.length} bytes) has no newline: an interrupted write, not part of the session`,
+        line,
+        offset: indexedBytes,
+      },
+    ];
+  }
+
+  coverage(): IndexCoverage {
+    const index = this.index;
+    // 100,000 ids as a set cost a few milliseconds: made when the first append asks.
+    let ids: Set<string> | undefined;
+    return {
+      inode: index.stamp.ino,
+      bytes: index.indexedBytes,
+      lines: index.indexedLines,
+      hasId: (id) => {
+        ids ??= new Set(index.ids.toArray());
+        return ids.has(id);
+      },
+    };
+  }
+
+  private readAll(numbers: readonly number[]): boolean {
+    const offsets = this.index.offsets;
+    const todo = numbers.filter((n) => !this.parsed.has(n));
+    todo.sort((a, b) => (offsets[a] as number) - (offsets[b] as number));
+    let i = 0;
+    while (i < todo.length) {
+      const first = todo[i] as number;
+      let last = i;
+      while (last + 1 < todo.length && this.closeEnough(first, todo[last + 1] as number)) last++;
+      if (!this.readRange(todo.slice(i, last + 1))) return false;
+      i = last + 1;
+    }
+    return true;
+  }
+
+  private closeEnough(first: number, next: number): boolean {
+    const { offsets, lengths } = this.index;
+    const end = (offsets[next] as number) + (lengths[next] as number);
+    return end - (offsets[first] as number) <= 4 * CHUNK;
+  }
+
+  private readRange(group: number[]): boolean {
+    const { offsets, lengths } = this.index;
+    const start = offsets[group[0] as number] as number;
+    const lastOne = group[group.length - 1] as number;
+    const bytes = readLine(
+      this.fd,
+      start,
+      (offsets[lastOne] as number) + (lengths[lastOne] as number) - start,
+    );
+    if (bytes === null) return false;
+    for (const n of group) {
+      const at = (offsets[n] as number) - start;
+      const entry = this.parse(bytes.subarray(at, at + (lengths[n] as number)));
+      if (entry === null || !this.matches(n, entry)) return false;
+      this.parsed.set(n, entry);
+    }
+    return true;
+  }
+
+  private parse(line: Buffer): SessionEntry | null {
+    try {
+      const checked = checkEntry(JSON.parse(this.utf8.decode(line)));
+      return checked.ok ? checked.value : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The line holds the entry the index says: same id, parent and kind. */
+  private matches(n: number, entry: SessionEntry): boolean {
+    const kind = this.index.kinds[n] as number;
+    const actual = kindOfEntry(entry);
+    const kindOk = kind === actual || (kind === KIND.messageUnknownRole && entry.type === "message");
+    return entry.id === this.index.ids.at(n) && entry.parentId === parentIdOf(this.index, n) && kindOk;
+  }
+}
+
+/** `length` bytes at `offset`, which must be followed by a newline; null when the file says otherwise. */
+function readLine(fd: number, offset: number, length: number): Buffer | null {
+  const bytes = Buffer.allocUnsafe(length + 1);
+  let got = 0;
+  while (got < bytes.length) {
+    const n = readSync(fd, bytes, got, bytes.length - got, offset + got);
+    if (n === 0) return null;
+    got += n;
+  }
+  return bytes[length] === 10 ? bytes.subarray(0, length) : null;
+}

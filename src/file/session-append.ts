@@ -1,0 +1,222 @@
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  statSync,
+} from "node:fs";
+import type { SessionEntry } from "../core/entry.js";
+import { NotFoundError, SessionTreeError } from "../core/errors.js";
+import type { SessionTree } from "../core/tree.js";
+import { encodeLines } from "../format/jsonl/encode.js";
+import { lockExclusive, unlock } from "./flock.js";
+import { KeptLock } from "./kept-lock.js";
+import { quarantineBytes } from "./quarantine.js";
+import type { SessionFileOptions } from "./session-file.js";
+import type { SessionContents } from "./session-read.js";
+import { writeAll } from "./write-all.js";
+
+/**
+ * The write side of a session file. Every append happens under an exclusive flock: first the lines
+ * other processes appended since we last looked are read (so new ids are unique and the tree is
+ * complete), then a torn tail left by a crashed writer is moved aside, then our lines go out in
+ * one `write` at the end of the file. In exclusive locking mode the lock is kept between appends.
+ */
+export class SessionAppender {
+  private fd: number | null = null;
+  private readonly kept = new KeptLock();
+  /** Our last write: where it ended and its bytes, to tell whose lines follow (see `catchUp`). */
+  private lastWrite: { end: number; text: string } | null = null;
+  /** Lines that should be gone but were not, because a write failed half-way; reload before the next. */
+  private dirty = false;
+
+  constructor(
+    private readonly contents: SessionContents,
+    private readonly options: SessionFileOptions,
+  ) {}
+
+  private get path(): string {
+    return this.contents.path;
+  }
+
+  /**
+   * Appends under the lock. `build` runs after catching up with other writers and returns the
+   * entries to write (typically made with `tree.append`, which picks ids against the complete tree).
+   */
+  append(build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
+    return this.underLock((fd) => {
+      const { entries, data } = this.prepare(fd, build);
+      if (entries.length > 0) this.writeLines(fd, data, entries.length);
+      return entries;
+    });
+  }
+
+  /** Reads lines other processes appended since we last looked (without taking the lock). */
+  refresh(): void {
+    if (this.replacedUnderUs()) this.dirty = true;
+    const fd = this.openForAppend();
+    this.catchUp(fd, fstatSync(fd).size);
+  }
+
+  /** Lets go of the lock and the file. */
+  close(): void {
+    this.kept.release();
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /**
+   * Runs the builder and checks its entries encode. If either throws, nothing is written and the
+   * tree is re-read from disk: entries the builder added in memory must not outlive the failure
+   * (the next append would name one as its parent, a parent that is on no disk).
+   */
+  private prepare(
+    fd: number,
+    build: (tree: SessionTree) => SessionEntry[],
+  ): { entries: SessionEntry[]; data: string } {
+    const tree = this.contents.tree;
+    const leaf = tree.getLeafId();
+    try {
+      const entries = build(tree);
+      return { entries, data: encodeLines(entries) };
+    } catch (error) {
+      this.reload(fd, this.contents.inode);
+      this.contents.tree.restoreLeaf(leaf);
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `fn` holding the file's lock, after reading what others appended and moving a torn tail
+   * aside. If the file was replaced (a repair renamed a new one in) while we waited for the lock,
+   * start over on the new file: writing to the old inode would write into the backup.
+   */
+  private underLock<T>(fn: (fd: number) => T): T {
+    // Exclusive mode: no writer that locks can have written since our last write.
+    const kept = this.dirty ? null : this.kept.usable(this.contents.bytes);
+    if (kept !== null) return fn(kept);
+    this.kept.release();
+    for (;;) {
+      const fd = this.openForAppend();
+      lockExclusive(fd);
+      let keep = false;
+      try {
+        // One stat of the path says both whether it still names our file and how long that file is.
+        const current = statSync(this.path, { throwIfNoEntry: false });
+        if (!current || current.ino !== this.contents.inode) {
+          this.dirty = true; // reopen the path and re-read it on the next try
+          continue;
+        }
+        this.catchUp(fd, current.size);
+        this.moveTornTailAside(fd, current.size);
+        const value = fn(fd);
+        keep = this.options.locking === "exclusive" && !this.dirty;
+        return value;
+      } finally {
+        if (keep) this.kept.keep(fd);
+        else unlock(fd);
+      }
+    }
+  }
+
+  private replacedUnderUs(): boolean {
+    try {
+      return statSync(this.path).ino !== this.contents.inode;
+    } catch {
+      return true;
+    }
+  }
+
+  private openForAppend(): number {
+    // Whether the path still names our file is checked under the lock (underLock), once per write.
+    if (this.fd !== null && !this.dirty) return this.fd;
+    // First write, or the file was replaced under us (a repair renamed a new one in): start over.
+    this.close();
+    // No O_CREAT: a session file that vanished must not come back as an empty, headerless file.
+    let fd: number;
+    try {
+      fd = openSync(this.path, constants.O_RDWR | constants.O_APPEND);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      throw new NotFoundError("session_not_found", `Session file ${this.path} is gone`, { cause: error });
+    }
+    const inode = fstatSync(fd).ino;
+    if (inode !== this.contents.inode || this.dirty) this.reload(fd, inode);
+    this.fd = fd;
+    return fd;
+  }
+
+  private reload(fd: number, inode: number): void {
+    this.contents.reload(fd, inode);
+    this.dirty = false;
+  }
+
+  private catchUp(fd: number, size: number): void {
+    if (size === this.contents.bytes) return;
+    if (size < this.contents.bytes || !this.lastWriteIsWhereWeThink(fd)) {
+      this.reload(fd, this.contents.inode);
+      return;
+    }
+    this.contents.readAppended(fd);
+  }
+
+  /**
+   * Whether the file holds our last write where we think it ended. A writer that does not lock
+   * (pi) may have appended while we wrote, so that its line sits before ours and everything after
+   * our idea of the end is misplaced. Only checked when the file grew since our write, which
+   * costs a read when another writer was active and nothing otherwise.
+   */
+  private lastWriteIsWhereWeThink(fd: number): boolean {
+    const last = this.lastWrite;
+    if (last === null || last.end !== this.contents.bytes) return true;
+    const expected = Buffer.from(last.text);
+    const actual = Buffer.alloc(expected.length);
+    readSync(fd, actual, 0, actual.length, last.end - expected.length);
+    return actual.equals(expected);
+  }
+
+  /** Under the lock, bytes after the last newline belong to a writer that died: keep them aside. */
+  private moveTornTailAside(fd: number, size: number): void {
+    const { bytes, lines } = this.contents;
+    if (size <= bytes) return;
+    const tail = Buffer.alloc(size - bytes);
+    readSync(fd, tail, 0, tail.length, bytes);
+    const savedTo = quarantineBytes(this.path, bytes, tail);
+    ftruncateSync(fd, bytes);
+    fsyncSync(fd);
+    this.contents.issues.push({
+      code: "torn_tail",
+      severity: "info",
+      message: `Moved ${tail.length} unterminated bytes at offset ${bytes} to ${savedTo}`,
+      line: lines + 1,
+      offset: bytes,
+    });
+  }
+
+  private writeLines(fd: number, data: string, lineCount: number): void {
+    let bytes: number;
+    try {
+      bytes = writeAll(fd, data);
+      if (this.options.durability === "fsync") fsyncSync(fd);
+    } catch (error) {
+      // A partial write would leave a torn line: cut back to the last whole line, and re-read the
+      // file before the next write so memory matches the disk again.
+      this.dirty = true;
+      try {
+        ftruncateSync(fd, this.contents.bytes);
+      } catch {
+        // The next write will find the torn tail and move it aside.
+      }
+      throw new SessionTreeError("io_error", `Append to ${this.path} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    this.contents.wrote(bytes, lineCount);
+    // Whether a writer that does not lock slipped in before this write is checked when the file is
+    // next found longer than this (lastWriteIsWhereWeThink): no extra call on every write.
+    this.lastWrite = { end: this.contents.bytes, text: data };
+  }
+}

@@ -1,0 +1,183 @@
+import { type ProjectedContext, projectContext } from "../core/context.js";
+import type { CompactionEntry, SessionEntry, SessionHeader } from "../core/entry.js";
+import { CorruptSessionError } from "../core/errors.js";
+import type { SessionIssue } from "../core/issues.js";
+import { SessionTree } from "../core/tree.js";
+import { type IndexCoverage, type IndexedReader, readThroughIndex } from "../file/indexed-reader.js";
+import { readSessionFile } from "../file/read-file.js";
+import type { IndexState } from "../file/sidecar-index.js";
+import { contextRoleOfKind, isSettingKind, KIND, kindName, kindOfEntry } from "../file/sidecar-index-kind.js";
+import { parentIdOf, pathToLeaf, type SessionIndex } from "../file/sidecar-index-model.js";
+
+/**
+ * Resuming a session's context from the fewest lines: which entries of the leaf's path the model's
+ * context needs, read through the sidecar index (file/indexed-reader.ts), and projected. Choosing
+ * those entries is context logic, so it lives here; the file layer only reads and checks lines.
+ * (The session manager's mode that appends after such a resume is another module.)
+ */
+
+/** One entry of the leaf's path as the index knows it (its content is read only when needed). */
+export interface PathRef {
+  id: string;
+  parentId: string | null;
+  /** The entry's kind: its type (`"compaction"`), or the index's own name (`"assistant"`, see `KIND`). */
+  kind: string;
+  line: number;
+  offset: number;
+}
+
+export interface PathOnlySession {
+  header: SessionHeader;
+  leafId: string | null;
+  /** The leaf's path, root → leaf. */
+  path: PathRef[];
+  /** The path entries that were read: every one the context needs, in path order. */
+  entries: SessionEntry[];
+  context: ProjectedContext;
+  /**
+   * Problems on the lines that were parsed, and a torn tail. Lines the indexer only scanned (ids and
+   * parents) are not validated here: a full open or `fsck` reports their damage.
+   */
+  issues: SessionIssue[];
+  /** How the index was found; "none": the whole file was read (older format, or the index did not hold). */
+  index: IndexState;
+  /**
+   * What the index covers and which ids it holds, for appending without reading the whole file;
+   * null when the whole file was read.
+   */
+  coverage: IndexCoverage | null;
+}
+
+/**
+ * Resume: the header, the leaf, its path and its context, reading only the lines the context needs
+ * (after the last compaction, plus the latest settings and extension state) through the sidecar
+ * index, which is created or refreshed on the way. Gives the same leaf, path ids and context as a
+ * full read; when anything the index says does not hold, it rebuilds the index, and failing that
+ * reads the whole file.
+ *
+ * @example
+ * const { context, leafId } = openPathOnly(file);
+ */
+export function openPathOnly(sessionPath: string): PathOnlySession {
+  return resumeThroughIndex(sessionPath) ?? readWhole(sessionPath);
+}
+
+/**
+ * `openPathOnly` when the sidecar index can serve it; null when it cannot (an older format, no
+ * readable header, an index that does not hold even when rebuilt), so the caller reads the whole
+ * file its own way.
+ */
+export function resumeThroughIndex(sessionPath: string): PathOnlySession | null {
+  return readThroughIndex(sessionPath, resumeFrom);
+}
+
+function resumeFrom(reader: IndexedReader, state: IndexState): PathOnlySession | null {
+  const index = reader.index;
+  const header = reader.header();
+  const path = pathToLeaf(index);
+  if (header === null || path === null) return null;
+  const wanted = linesForContext(index, path, reader);
+  const entries = wanted === null ? null : reader.entries(wanted);
+  if (entries === null) return null;
+  const result = {
+    header,
+    leafId: index.leaf < 0 ? null : index.ids.at(index.leaf),
+    entries,
+    context: projectContext(entries),
+    issues: [...index.issues, ...reader.tornTail()],
+    index: state,
+    coverage: reader.coverage(),
+  } as PathOnlySession;
+  // 70,000 path records cost more than the rest of a warm resume: made when first asked for.
+  let refs: PathRef[] | undefined;
+  Object.defineProperty(result, "path", {
+    enumerable: true,
+    get: () => {
+      refs ??= path.map((n) => refOf(index, n));
+      return refs;
+    },
+  });
+  return result;
+}
+
+/**
+ * The path entries `projectContext` needs to give the same result as on the whole path: everything
+ * from the last compaction's first kept entry on; before that, the latest entry of each setting
+ * kind (and any message whose role is unknown after the latest assistant's: it may be one) and
+ * every extension entry. Which kinds those are comes from core's `CONTEXT_ROLES`.
+ */
+function linesForContext(index: SessionIndex, path: number[], reader: IndexedReader): number[] | null {
+  const kindAt = (i: number) => index.kinds[path[i] as number] as number;
+  let start = 0;
+  let compactionAt = -1;
+  for (let i = path.length - 1; i >= 0 && compactionAt < 0; i--)
+    if (contextRoleOfKind(kindAt(i)) === "compaction") compactionAt = i;
+  if (compactionAt >= 0) {
+    const compaction = reader.entry(path[compactionAt] as number) as CompactionEntry | null;
+    if (compaction === null) return null;
+    // Ids are unique on a path, so searching back from the compaction finds pi's first match, soon.
+    let kept = compactionAt - 1;
+    while (kept >= 0 && index.ids.at(path[kept] as number) !== compaction.firstKeptEntryId) kept--;
+    start = kept >= 0 ? kept : compactionAt;
+  }
+  const before = entriesBefore(start, kindAt);
+  for (let i = start; i < path.length; i++) before.push(i);
+  return before.map((i) => path[i] as number);
+}
+
+/** Positions before `start` (ascending) whose entries still count after it: see `linesForContext`. */
+function entriesBefore(start: number, kindAt: (i: number) => number): number[] {
+  const wanted: number[] = [];
+  const settingsFound = new Set<number>();
+  for (let i = start - 1; i >= 0; i--) {
+    const kind = kindAt(i);
+    if (contextRoleOfKind(kind) === "extension") wanted.push(i);
+    else if (isSettingKind(kind)) {
+      if (!settingsFound.has(kind)) wanted.push(i);
+      settingsFound.add(kind);
+    } else if (kind === KIND.messageUnknownRole && !settingsFound.has(KIND.assistant)) wanted.push(i);
+  }
+  return wanted.reverse();
+}
+
+function refOf(index: SessionIndex, n: number): PathRef {
+  return {
+    id: index.ids.at(n),
+    parentId: parentIdOf(index, n),
+    kind: kindName(index.kinds[n] as number),
+    line: index.lines[n] as number,
+    offset: index.offsets[n] as number,
+  };
+}
+
+/** The full read, for files the index does not cover: the same answer, the slow way. */
+function readWhole(sessionPath: string): PathOnlySession {
+  const decoded = readSessionFile(sessionPath);
+  if (!decoded.header) {
+    throw new CorruptSessionError("invalid_header", `${sessionPath}: no readable session header`, {
+      details: { path: sessionPath, issues: decoded.issues.slice(0, 20) },
+    });
+  }
+  const tree = new SessionTree();
+  const positions = new Map<string, { line: number; offset: number }>();
+  for (const { entry, line, offset } of decoded.entries) {
+    if (tree.load(entry, { line, offset }) === "added") positions.set(entry.id, { line, offset });
+  }
+  const entries = tree.getBranch();
+  return {
+    header: decoded.header,
+    leafId: tree.getLeafId(),
+    path: entries.map((entry) => ({
+      id: entry.id,
+      parentId: entry.parentId,
+      kind: kindName(kindOfEntry(entry)),
+      line: positions.get(entry.id)?.line ?? 0,
+      offset: positions.get(entry.id)?.offset ?? 0,
+    })),
+    entries,
+    context: projectContext(entries),
+    issues: [...decoded.issues, ...tree.getIssues()],
+    index: "none",
+    coverage: null,
+  };
+}
