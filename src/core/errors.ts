@@ -14,6 +14,7 @@ export type ErrorCode =
   | "lease_held"
   | "read_only"
   | "provider_error"
+  | "schema_too_new"
   | "io_error";
 
 export interface ErrorOptions {

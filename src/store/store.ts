@@ -88,8 +88,6 @@ export interface SessionStore {
 
 /** Differences between backends that the conformance suite must know about. */
 export interface StoreCapabilities {
-  /** Several processes may write one session at once (revisions stay correct across processes). */
-  multiProcess: boolean;
   /** Data survives `close()` and a new instance on the same location. */
   persistent: boolean;
 }

@@ -1,6 +1,8 @@
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/entry.js";
-import { newSessionId, nowIso } from "../core/ids.js";
-import { requireSafeSessionId } from "./rules.js";
+import { nowIso } from "../core/ids.js";
+import { newSessionId } from "../core/session-id.js";
+import { foldListingFields } from "../format/summary-fields.js";
+import { requireSafeSessionId } from "./engine/rules.js";
 import type { CreateSessionInput, SessionSummary } from "./store.js";
 
 /** List pages carry this much of the first user message; search looks at the same text. */
@@ -44,21 +46,16 @@ export function initialSummary(owner: string, header: SessionHeader, now: string
 export type DerivedFields = Pick<SessionSummary, "entryCount" | "messageCount" | "firstMessage" | "name">;
 
 export function applyEntries(current: DerivedFields, entries: readonly SessionEntry[]): DerivedFields {
-  let { entryCount, messageCount, firstMessage, name } = current;
-  for (const entry of entries) {
-    entryCount++;
-    if (entry.type === "message") {
-      messageCount++;
-      if (!firstMessage && entry.message.role === "user") firstMessage = userText(entry.message.content);
-    } else if (entry.type === "session_info") {
-      // As pi: the latest session_info wins, an empty name clears it.
-      name = typeof entry.name === "string" && entry.name.trim() ? listable(entry.name.trim()) : undefined;
-    }
-  }
-  return { entryCount, messageCount, firstMessage, name };
+  const listed = foldListingFields(current, entries, firstUserText);
+  // Names come from session_info entries as pi reads them; NULs are dropped as from every listed text.
+  const name = listed.name === undefined ? undefined : listable(listed.name);
+  return { ...listed, name, entryCount: current.entryCount + entries.length };
 }
 
-function userText(content: unknown): string {
+/** The listed text of a message: a user message's text blocks, one per line, its first 1,000 characters. */
+function firstUserText(message: { role: string; content?: unknown }): string {
+  if (message.role !== "user") return "";
+  const content = message.content;
   let text = "";
   if (typeof content === "string") text = content;
   else if (Array.isArray(content)) {

@@ -11,5 +11,5 @@ after(() => rmSync(root, { recursive: true, force: true }));
 runConformance({
   name: "jsonl",
   create: async () => new JsonlStore({ root }),
-  capabilities: { multiProcess: false, persistent: true },
+  capabilities: { persistent: true },
 });

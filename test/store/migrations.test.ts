@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { pendingMigrations } from "../../src/store/migrations.js";
+import {
+  type Migration,
+  type MigrationSet,
+  pendingMigrations,
+  runPostgresMigrations,
+  runSqliteMigrations,
+  SchemaTooNewError,
+} from "../../src/store/migrations.js";
 import { POSTGRES_MIGRATIONS, PostgresStore } from "../../src/store/postgres/index.js";
 import { SQLITE_MIGRATIONS, SqliteStore } from "../../src/store/sqlite/index.js";
 import { freshDatabase } from "./pg-database.js";
@@ -95,3 +102,59 @@ describe("postgres migrations", () => {
     await pool.end();
   });
 });
+
+describe("the migration runner, for tables of another set", () => {
+  const v1 = { version: 1, name: "notes", statements: ["CREATE TABLE notes (id text PRIMARY KEY)"] };
+  const v2 = { version: 2, name: "note text", statements: ["ALTER TABLE notes ADD COLUMN body text"] };
+  const set = (migrations: Migration[]): MigrationSet => ({
+    name: "test notes",
+    table: "test_notes_migrations",
+    migrations,
+  });
+
+  it("applies a set on SQLite once, step by step, beside the store's, and refuses a newer one", async () => {
+    const db = new Database(join(dir, "runner.db"));
+    const store = new SqliteStore({ database: db });
+    await store.init();
+    assert.deepEqual(runSqliteMigrations(db, set([v1])), [1]);
+    assert.deepEqual(runSqliteMigrations(db, set([v1])), []);
+    assert.deepEqual(runSqliteMigrations(db, set([v1, v2])), [2]);
+    db.prepare("INSERT INTO notes (id, body) VALUES (?, ?)").run("n", "kept");
+    const error = catchError(() => runSqliteMigrations(db, set([v1])));
+    assert.ok(error instanceof SchemaTooNewError);
+    assert.equal(error.code, "schema_too_new");
+    assert.deepEqual(error.details, { set: "test notes", version: 2 });
+    assert.throws(() => runSqliteMigrations(db, { ...set([v1]), table: "bad name; --" }), /plain table name/);
+    // The store's own record is untouched by another set's steps.
+    const own = db.prepare("SELECT version FROM sessiontree_migrations").all();
+    assert.equal(own.length, SQLITE_MIGRATIONS.length);
+    await store.close();
+    db.close();
+  });
+
+  it("applies a set on PostgreSQL once when several pools run it at the same time", async () => {
+    const pools = Array.from({ length: 3 }, () => new pg.Pool({ connectionString: database.url, max: 1 }));
+    const [first] = pools as [pg.Pool];
+    try {
+      const applied = await Promise.all(pools.map((pool) => runPostgresMigrations(pool, set([v1, v2]))));
+      assert.deepEqual(applied.flat(), [1, 2]);
+      const { rows } = await first.query("SELECT version, name FROM test_notes_migrations ORDER BY version");
+      assert.deepEqual(rows, [
+        { version: 1, name: "notes" },
+        { version: 2, name: "note text" },
+      ]);
+      await assert.rejects(runPostgresMigrations(first, set([v1])), { code: "schema_too_new" });
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+});
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}

@@ -16,3 +16,14 @@ it("two processes appending to one PostgreSQL session with expected revisions lo
     await store.close();
   }
 });
+
+it("two processes appending under the leaf to one PostgreSQL session form one chain, without conflicts", async () => {
+  const store = new PostgresStore({ connectionString: database.url });
+  await store.init();
+  try {
+    const { acks } = await twoWriters("postgres", database.url, store, 150, 0, "under-leaf");
+    console.log(`# ${acks} appends under the leaf, one chain`);
+  } finally {
+    await store.close();
+  }
+});

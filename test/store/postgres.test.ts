@@ -10,5 +10,5 @@ after(() => database.drop());
 runConformance({
   name: "postgres",
   create: async () => new PostgresStore({ connectionString: database.url }),
-  capabilities: { multiProcess: true, persistent: true },
+  capabilities: { persistent: true },
 });

@@ -19,3 +19,15 @@ it("two processes appending to one SQLite session with expected revisions lose n
     await store.close();
   }
 });
+
+it("two processes appending under the leaf to one SQLite session form one chain, without conflicts", async () => {
+  const path = join(dir, "under-leaf.db");
+  const store = new SqliteStore({ path });
+  await store.init();
+  try {
+    const { acks } = await twoWriters("sqlite", path, store, 150, 2, "under-leaf");
+    console.log(`# ${acks} appends under the leaf, one chain`);
+  } finally {
+    await store.close();
+  }
+});

@@ -11,5 +11,5 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 runConformance({
   name: "sqlite",
   create: async () => new SqliteStore({ path: join(dir, "sessions.db") }),
-  capabilities: { multiProcess: true, persistent: true },
+  capabilities: { persistent: true },
 });

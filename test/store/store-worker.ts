@@ -1,11 +1,14 @@
 // A child process of the two-writer tests (two-writers.ts): its own store instance appending to
-// one session with expected revisions, retrying on conflict. Prints one JSON line with what it saw.
-//   node --import tsx store-worker.ts <postgres|sqlite> <url|path> owner sessionId name count startAt gapMs
+// one session, either with expected revisions, retrying on conflict ("expected"), or hanging each
+// entry under the leaf inside the write ("under-leaf": no revision, no retry, a conflict is a
+// failure). Prints one JSON line with what it saw.
+//   node --import tsx store-worker.ts <postgres|sqlite> <url|path> owner sessionId name count startAt gapMs [mode]
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { PostgresStore } from "../../src/store/postgres/index.js";
 import { SqliteStore } from "../../src/store/sqlite/index.js";
 
-const [kind, location, owner, sessionId, name, countText, startAtText, gapText] = process.argv.slice(2);
+const [kind, location, owner, sessionId, name, countText, startAtText, gapText, mode = "expected"] =
+  process.argv.slice(2);
 if (!location || !owner || !sessionId || !name)
   throw new Error("usage: kind location owner sessionId name count startAt");
 const count = Number(countText);
@@ -18,7 +21,23 @@ await store.init();
 const acks: Array<{ id: string; revision: number; expected: number }> = [];
 const conflicts: Array<{ expected: number; current: number | undefined }> = [];
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAtText) - Date.now())));
-for (let i = 0; i < count; i++) {
+for (let i = 0; i < count && mode === "under-leaf"; i++) {
+  const id = `${name}-${i}`;
+  // A pause between appends, so that the two writers' appends interleave (SQLite's are quick).
+  if (Number(gapText) > 0)
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * Number(gapText)));
+  // The parent this writer last saw would be stale by now: the store hangs the entry under its leaf.
+  const entry = {
+    type: "custom",
+    customType: "probe",
+    id,
+    parentId: null,
+    timestamp: new Date().toISOString(),
+  };
+  const result = await store.appendEntries(owner, sessionId, [entry as never], { underLeaf: true });
+  acks.push({ id, revision: result.revision, expected: result.revision - 1 });
+}
+for (let i = 0; i < count && mode === "expected"; i++) {
   const id = `${name}-${i}`;
   for (;;) {
     const { revision, leafId } = await store.getSummary(owner, sessionId);

@@ -1,28 +1,20 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
-import { nowIso } from "../../core/ids.js";
-import { planAppend } from "../append-plan.js";
-import { normalizeEntryPage, normalizeListOptions, pageFromSummaries } from "../cursor.js";
-import { exportSessionJsonl, parseImport } from "../jsonl-transfer.js";
-import { checkRevision, entryNotFound, requireOwner, sessionExists, sessionNotFound } from "../rules.js";
+import { type ListQuery, selectPage } from "../engine/cursor.js";
 import type {
-  AppendOptions,
-  AppendResult,
-  CreateSessionInput,
-  EntryPage,
-  EntryPageOptions,
-  ImportOptions,
-  ListOptions,
-  Page,
-  ReadOptions,
-  SessionStore,
-  SessionSummary,
-  StoreCapabilities,
-  StoredSession,
-  WriteOptions,
-  WriteResult,
-} from "../store.js";
-import { applyEntries, buildHeader, initialSummary } from "../summary.js";
-import { detachedEntry, idsToLookUp, validateBatch } from "../validate-batch.js";
+  FoundSession,
+  InsertOutcome,
+  NewSession,
+  PurgedSession,
+  ReadTx,
+  SessionKey,
+  StoreDriver,
+  StoredId,
+  WriteTx,
+} from "../engine/driver.js";
+import { EngineStore } from "../engine/engine-store.js";
+import type { DriverStep } from "../engine/step.js";
+import { detachedEntry } from "../engine/validate-batch.js";
+import type { SessionSummary, StoreCapabilities } from "../store.js";
 
 interface MemorySession {
   summary: SessionSummary;
@@ -32,138 +24,71 @@ interface MemorySession {
 }
 
 /**
- * The reference backend: every rule of `SessionStore` in plain maps, nothing persisted. Each
- * method runs synchronously to the end, so every write is atomic. Values handed out are copies.
+ * The reference backend: plain maps, nothing persisted. Every driver call answers synchronously,
+ * so each store call runs to its end in one go and every write is atomic. What it hands out is a copy.
  *
  * @example
  * const store = new MemoryStore();
  * const session = await store.createSession("alice", { cwd: "/work" });
  */
-export class MemoryStore implements SessionStore {
+export class MemoryStore extends EngineStore<MemorySession> {
+  constructor() {
+    super(new MemoryDriver());
+  }
+}
+
+class MemoryDriver implements StoreDriver<MemorySession> {
   readonly kind = "memory";
-  readonly capabilities: StoreCapabilities = Object.freeze({ multiProcess: false, persistent: false });
+  readonly capabilities: StoreCapabilities = { persistent: false };
   /** owner → session id → session. */
   private readonly owners = new Map<string, Map<string, MemorySession>>();
 
   async init(): Promise<void> {}
   async close(): Promise<void> {}
 
-  async createSession(owner: string, init?: CreateSessionInput): Promise<SessionSummary> {
-    return this.insert(owner, buildHeader(init), [], null);
+  /** Reads and writes alike: each runs to its end synchronously, so nothing comes in between. */
+  writeSession<T>(key: SessionKey, work: (tx: WriteTx<MemorySession>) => DriverStep<T>): DriverStep<T> {
+    return work(new MemorySessionTx(this.owners.get(key.owner), key.sessionId));
   }
 
-  async loadSession(owner: string, sessionId: string, options?: ReadOptions): Promise<StoredSession> {
-    const session = this.find(owner, sessionId, options?.includeDeleted);
-    return {
-      summary: { ...session.summary },
-      header: clone(session.header),
-      entries: clone(session.entries),
-    };
+  readSession<T>(key: SessionKey, work: (tx: ReadTx<MemorySession>) => DriverStep<T>): DriverStep<T> {
+    return work(new MemorySessionTx(this.owners.get(key.owner), key.sessionId));
   }
 
-  async getSummary(owner: string, sessionId: string, options?: ReadOptions): Promise<SessionSummary> {
-    return { ...this.find(owner, sessionId, options?.includeDeleted).summary };
+  findSummary(key: SessionKey): SessionSummary | null {
+    const session = this.session(key);
+    return session ? { ...session.summary } : null;
   }
 
-  async listSessions(owner: string, options?: ListOptions): Promise<Page<SessionSummary>> {
-    const query = normalizeListOptions(options);
-    const sessions = this.owners.get(requireOwner(owner))?.values() ?? [];
-    return pageFromSummaries(
+  insertSession({ header, entries, summary }: NewSession): InsertOutcome {
+    let sessions = this.owners.get(summary.owner);
+    const taken = sessions?.get(header.id);
+    if (taken) return { inserted: false, existingRevision: taken.summary.revision };
+    const kept = entries.map(detachedEntry);
+    const byId = new Map(kept.map((entry) => [entry.id, entry]));
+    const session = { summary: { ...summary }, header: clone(header), entries: kept, byId };
+    if (!sessions) {
+      sessions = new Map();
+      this.owners.set(summary.owner, sessions);
+    }
+    sessions.set(header.id, session);
+    return { inserted: true };
+  }
+
+  listSessions(owner: string, query: ListQuery): SessionSummary[] {
+    const sessions = this.owners.get(owner)?.values() ?? [];
+    return selectPage(
       [...sessions].map((session) => session.summary),
       query,
     );
   }
 
-  async appendEntries(
-    owner: string,
-    sessionId: string,
-    entries: SessionEntry[],
-    options: AppendOptions = {},
-  ): Promise<AppendResult> {
-    const session = this.find(owner, sessionId);
-    const batch = validateBatch(entries);
-    const existing = new Map<string, SessionEntry>();
-    for (const id of idsToLookUp(batch)) {
-      const stored = session.byId.get(id);
-      if (stored) existing.set(id, stored);
-    }
-    const plan = planAppend(batch, existing, session.summary.leafId, options.moveLeaf ?? true);
-    const inserted = plan.toInsert.map((entry) => entry.id);
-    if (!plan.changed) return { ...this.result(session), appended: [], skipped: plan.skipped };
-    checkRevision(options.expectedRevision, session.summary.revision);
-    for (const entry of plan.toInsert.map(detachedEntry)) {
-      session.entries.push(entry);
-      session.byId.set(entry.id, entry);
-    }
-    this.touch(session, { ...applyEntries(session.summary, plan.toInsert), leafId: plan.leafId });
-    return { ...this.result(session), appended: inserted, skipped: plan.skipped };
-  }
-
-  async setLeaf(
-    owner: string,
-    sessionId: string,
-    leafId: string | null,
-    options: WriteOptions = {},
-  ): Promise<WriteResult> {
-    const session = this.find(owner, sessionId);
-    if (leafId !== null && !session.byId.has(leafId)) throw entryNotFound(sessionId, leafId);
-    if (leafId === session.summary.leafId) return this.result(session);
-    checkRevision(options.expectedRevision, session.summary.revision);
-    this.touch(session, { leafId });
-    return this.result(session);
-  }
-
-  async readBranch(owner: string, sessionId: string, leafId?: string | null): Promise<SessionEntry[]> {
-    const session = this.find(owner, sessionId);
-    const start = leafId === undefined ? session.summary.leafId : leafId;
-    if (start === null) return [];
-    if (!session.byId.has(start)) throw entryNotFound(sessionId, start);
-    const path: SessionEntry[] = [];
-    // Parents always precede children (append rules), so this walk ends at a root.
-    for (let id: string | null = start; id !== null; ) {
-      const entry = session.byId.get(id) as SessionEntry;
-      path.push(entry);
-      id = entry.parentId;
-    }
-    return clone(path.reverse());
-  }
-
-  async readEntries(owner: string, sessionId: string, options?: EntryPageOptions): Promise<EntryPage> {
-    const session = this.find(owner, sessionId);
-    const { after, limit } = normalizeEntryPage(options);
-    const entries = clone(session.entries.slice(after, after + limit));
-    const end = after + entries.length;
-    return { entries, nextAfter: end < session.entries.length ? end : null };
-  }
-
-  async deleteSession(owner: string, sessionId: string, options: WriteOptions = {}): Promise<WriteResult> {
-    const session = this.find(owner, sessionId, true);
-    if (session.summary.deletedAt !== null) return this.result(session);
-    checkRevision(options.expectedRevision, session.summary.revision);
-    this.touch(session, { deletedAt: nowIso() });
-    return this.result(session);
-  }
-
-  async restoreSession(owner: string, sessionId: string, options: WriteOptions = {}): Promise<WriteResult> {
-    const session = this.find(owner, sessionId, true);
-    if (session.summary.deletedAt === null) return this.result(session);
-    checkRevision(options.expectedRevision, session.summary.revision);
-    this.touch(session, { deletedAt: null });
-    return this.result(session);
-  }
-
-  async purgeSession(owner: string, sessionId: string): Promise<void> {
-    this.find(owner, sessionId, true);
-    this.owners.get(owner)?.delete(sessionId);
-  }
-
-  async purgeDeletedBefore(cutoff: Date): Promise<Array<{ owner: string; sessionId: string }>> {
-    const limit = cutoff.toISOString();
-    const purged: Array<{ owner: string; sessionId: string }> = [];
+  purgeDeletedBefore(cutoff: string): PurgedSession[] {
+    const purged: PurgedSession[] = [];
     for (const [owner, sessions] of this.owners) {
       for (const [sessionId, session] of sessions) {
         const deletedAt = session.summary.deletedAt;
-        if (deletedAt !== null && deletedAt < limit) {
+        if (deletedAt !== null && deletedAt < cutoff) {
           sessions.delete(sessionId);
           purged.push({ owner, sessionId });
         }
@@ -172,52 +97,74 @@ export class MemoryStore implements SessionStore {
     return purged;
   }
 
-  async exportJsonl(owner: string, sessionId: string): Promise<string> {
-    const session = this.find(owner, sessionId);
-    return exportSessionJsonl(session.header, session.entries, session.summary.leafId);
+  private session(key: SessionKey): MemorySession | undefined {
+    return this.owners.get(key.owner)?.get(key.sessionId);
+  }
+}
+
+/** One session's reads and writes: its own objects, copied on the way in and out. */
+class MemorySessionTx implements WriteTx<MemorySession> {
+  constructor(
+    private readonly sessions: Map<string, MemorySession> | undefined,
+    private readonly sessionId: string,
+  ) {}
+
+  find(): FoundSession<MemorySession> | null {
+    const session = this.sessions?.get(this.sessionId);
+    return session ? { summary: { ...session.summary }, ref: session } : null;
   }
 
-  async importJsonl(owner: string, jsonl: string, options?: ImportOptions): Promise<SessionSummary> {
-    const imported = parseImport(jsonl, options);
-    return this.insert(owner, imported.header, imported.entries.map(detachedEntry), imported.leafId);
+  header(session: MemorySession): SessionHeader {
+    return clone(session.header);
   }
 
-  private insert(
-    owner: string,
-    header: SessionHeader,
-    entries: SessionEntry[],
-    leafId: string | null,
-  ): SessionSummary {
-    let sessions = this.owners.get(requireOwner(owner));
-    const taken = sessions?.get(header.id);
-    if (taken) throw sessionExists(header.id, taken.summary.revision);
-    const base = initialSummary(owner, header, nowIso());
-    const summary = { ...base, ...applyEntries(base, entries), leafId };
-    const session = { summary, header: clone(header), entries, byId: new Map(entries.map((e) => [e.id, e])) };
-    if (!sessions) {
-      sessions = new Map();
-      this.owners.set(owner, sessions);
+  entries(session: MemorySession, after: number, limit: number | null): SessionEntry[] {
+    return clone(session.entries.slice(after, limit === null ? undefined : after + limit));
+  }
+
+  branch(session: MemorySession, leafId: string): SessionEntry[] {
+    return clone(walkToRoot(session.byId, leafId));
+  }
+
+  entriesByIds(session: MemorySession, ids: readonly string[]): Map<string, StoredId> {
+    const stored = new Map<string, StoredId>();
+    for (const id of ids) {
+      const entry = session.byId.get(id);
+      if (entry) stored.set(id, entry);
     }
-    sessions.set(header.id, session);
-    return { ...summary };
+    return stored;
   }
 
-  /** The session, or `session_not_found` (also for another owner's and, unless asked, deleted ones). */
-  private find(owner: string, sessionId: string, includeDeleted = false): MemorySession {
-    const session = this.owners.get(requireOwner(owner))?.get(sessionId);
-    if (!session || (session.summary.deletedAt !== null && !includeDeleted)) throw sessionNotFound(sessionId);
-    return session;
+  hasEntry(session: MemorySession, entryId: string): boolean {
+    return session.byId.has(entryId);
   }
 
-  /** Applies a change: new revision, new modifiedAt. */
-  private touch(session: MemorySession, change: Partial<SessionSummary>): void {
-    const { revision } = session.summary;
-    session.summary = { ...session.summary, ...change, revision: revision + 1, modifiedAt: nowIso() };
+  insertEntries(session: MemorySession, entries: readonly SessionEntry[]): void {
+    for (const entry of entries.map(detachedEntry)) {
+      session.entries.push(entry);
+      session.byId.set(entry.id, entry);
+    }
   }
 
-  private result(session: MemorySession): WriteResult {
-    return { revision: session.summary.revision, leafId: session.summary.leafId };
+  updateSession(session: MemorySession, next: SessionSummary): void {
+    session.summary = { ...next };
   }
+
+  purgeSession(): void {
+    this.sessions?.delete(this.sessionId);
+  }
+}
+
+/** Root → `leafId`; parents always precede children (append rules), so the walk ends at a root. */
+function walkToRoot(byId: ReadonlyMap<string, SessionEntry>, leafId: string): SessionEntry[] {
+  const path: SessionEntry[] = [];
+  for (let id: string | null = leafId; id !== null; ) {
+    const entry = byId.get(id);
+    if (!entry) break;
+    path.push(entry);
+    id = entry.parentId;
+  }
+  return path.reverse();
 }
 
 function clone<T>(value: T): T {

@@ -2,4 +2,4 @@
 export type { PgClient, PgPool, PgResult } from "./connection.js";
 export type { PostgresStoreOptions } from "./postgres-config.js";
 export { PostgresStore } from "./postgres-store.js";
-export { POSTGRES_MIGRATIONS } from "./schema.js";
+export { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA } from "./schema.js";

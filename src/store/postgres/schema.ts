@@ -1,16 +1,4 @@
-import { nowIso } from "../../core/ids.js";
-import { type Migration, pendingMigrations } from "../migrations.js";
-import type { PgClient } from "./connection.js";
-import { SQL } from "./sql.js";
-
-/** Serializes `init()` across processes: every migration run holds this transaction-level lock. */
-export const MIGRATION_LOCK_KEY = 7_302_551_001;
-
-export const MIGRATIONS_TABLE_DDL = `CREATE TABLE IF NOT EXISTS sessiontree_migrations (
-  version integer PRIMARY KEY,
-  name text NOT NULL,
-  applied_at text NOT NULL
-)`;
+import type { Migration, MigrationSet } from "../migrations.js";
 
 /**
  * PostgreSQL's schema, step by step: the same tables and keys as SQLite's. Sort keys and ids use
@@ -63,14 +51,14 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** Applies the pending migrations under an advisory lock, so concurrent `init()`s apply each once. */
-export async function migrate(c: PgClient): Promise<void> {
-  await c.query(SQL.migrationLock, [MIGRATION_LOCK_KEY]);
-  await c.query(MIGRATIONS_TABLE_DDL);
-  const { rows } = await c.query(SQL.appliedMigrations);
-  const applied = new Set(rows.map((row) => Number(row.version)));
-  for (const migration of pendingMigrations(POSTGRES_MIGRATIONS, applied)) {
-    for (const statement of migration.statements) await c.query(statement);
-    await c.query(SQL.recordMigration, [migration.version, migration.name, nowIso()]);
-  }
-}
+/**
+ * The store's tables as a migration set (`runPostgresMigrations`), recorded in
+ * `sessiontree_migrations`. The lock key is the one every released version took, so instances of
+ * older and newer code starting together still apply each step once.
+ */
+export const POSTGRES_SCHEMA: MigrationSet = {
+  name: "sessiontree store",
+  table: "sessiontree_migrations",
+  migrations: POSTGRES_MIGRATIONS,
+  lockKey: 7_302_551_001,
+};

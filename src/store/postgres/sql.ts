@@ -1,6 +1,6 @@
 /**
  * Every statement the PostgreSQL store runs: fixed text, values only through $n parameters.
- * Columns of `updateSession` follow `mutableColumns` in sql-rows.ts.
+ * Columns of `updateSession` follow `mutableColumns` in sql/rows.ts.
  */
 export const SQL = {
   findSession: "SELECT * FROM sessions WHERE owner = $1 AND id = $2",
@@ -48,7 +48,4 @@ export const SQL = {
         ) AS e
     )
     SELECT payload FROM path ORDER BY depth DESC`,
-  migrationLock: "SELECT pg_advisory_xact_lock($1)",
-  appliedMigrations: "SELECT version FROM sessiontree_migrations",
-  recordMigration: "INSERT INTO sessiontree_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
 } as const;

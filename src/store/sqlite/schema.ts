@@ -1,12 +1,4 @@
-import { nowIso } from "../../core/ids.js";
-import { type Migration, pendingMigrations } from "../migrations.js";
-import type { SqliteDatabase } from "./sqlite-config.js";
-
-export const MIGRATIONS_TABLE_DDL = `CREATE TABLE IF NOT EXISTS sessiontree_migrations (
-  version INTEGER PRIMARY KEY,
-  name TEXT NOT NULL,
-  applied_at TEXT NOT NULL
-)`;
+import type { Migration, MigrationSet } from "../migrations.js";
 
 /**
  * SQLite's schema, step by step. Sessions carry their summary (counts, first message, name,
@@ -53,18 +45,9 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** Applies the pending migrations, each with its row in `sessiontree_migrations`, in one transaction. */
-export function migrate(db: SqliteDatabase): void {
-  db.transaction(() => {
-    db.exec(MIGRATIONS_TABLE_DDL);
-    const rows = db.prepare("SELECT version FROM sessiontree_migrations").all() as Array<{ version: number }>;
-    const applied = new Set(rows.map((row) => Number(row.version)));
-    const record = db.prepare(
-      "INSERT INTO sessiontree_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-    );
-    for (const migration of pendingMigrations(SQLITE_MIGRATIONS, applied)) {
-      for (const statement of migration.statements) db.exec(statement);
-      record.run(migration.version, migration.name, nowIso());
-    }
-  }).immediate();
-}
+/** The store's tables as a migration set (`runSqliteMigrations`), recorded in `sessiontree_migrations`. */
+export const SQLITE_SCHEMA: MigrationSet = {
+  name: "sessiontree store",
+  table: "sessiontree_migrations",
+  migrations: SQLITE_MIGRATIONS,
+};

@@ -1,6 +1,6 @@
 /**
  * Every statement the SQLite store runs: fixed text, values only through parameters.
- * Columns of `updateSession` follow `mutableColumns` in sql-rows.ts.
+ * Columns of `updateSession` follow `mutableColumns` in sql/rows.ts.
  */
 export const SQL = {
   findSession: "SELECT * FROM sessions WHERE owner = ? AND id = ?",

@@ -12,6 +12,7 @@ import { largeSpec } from "./large.spec.js";
 import { leafSpec } from "./leaf.spec.js";
 import { listSpec } from "./list.spec.js";
 import { transferSpec } from "./transfer.spec.js";
+import { underLeafSpec } from "./under-leaf.spec.js";
 
 export type { ConformanceTarget } from "./helpers.js";
 
@@ -19,6 +20,7 @@ const SPECS: Record<string, (ctx: SpecContext) => void> = {
   "create and load": createLoadSpec,
   "append and idempotency": appendSpec,
   conflicts: conflictsSpec,
+  "append under the leaf": underLeafSpec,
   leaf: leafSpec,
   "branch read": branchSpec,
   "list, paging and search": listSpec,
@@ -33,7 +35,7 @@ const SPECS: Record<string, (ctx: SpecContext) => void> = {
  * The one suite every `SessionStore` backend passes. A backend's test file is a few lines:
  *
  * @example
- * runConformance({ name: "memory", create: async () => new MemoryStore(), capabilities: { multiProcess: false, persistent: false } });
+ * runConformance({ name: "memory", create: async () => new MemoryStore(), capabilities: { persistent: false } });
  */
 export function runConformance(target: ConformanceTarget): void {
   describe(`SessionStore conformance: ${target.name}`, () => {

@@ -1,6 +1,6 @@
-import { isLeafMarker, type SessionEntry } from "../core/entry.js";
-import { ValidationError } from "../core/errors.js";
-import { checkEntry, isSafeId } from "../core/validate.js";
+import { isLeafMarker, type SessionEntry } from "../../core/entry.js";
+import { ValidationError } from "../../core/errors.js";
+import { checkEntry, isSafeId } from "../../core/validate.js";
 
 export interface BatchOptions {
   /**
@@ -35,16 +35,6 @@ export function validateBatch(entries: readonly unknown[], options: BatchOptions
   });
 }
 
-/** The ids a backend must look up before planning an append: the batch's ids and their parents. */
-export function idsToLookUp(batch: readonly SessionEntry[]): string[] {
-  const ids = new Set<string>();
-  for (const entry of batch) {
-    ids.add(entry.id);
-    if (entry.parentId !== null) ids.add(entry.parentId);
-  }
-  return [...ids];
-}
-
 /** The JSON text of each validated entry, taken once at validation: what a backend stores. */
 const jsonText = new WeakMap<SessionEntry, string>();
 
@@ -62,6 +52,14 @@ function capture(entry: SessionEntry, index: number): SessionEntry {
   }
   const copy = { ...entry };
   jsonText.set(copy, text);
+  return copy;
+}
+
+/** A captured copy of a validated entry under another parent (an `underLeaf` append's first entry). */
+export function withParent(entry: SessionEntry, parentId: string | null): SessionEntry {
+  // Same key order as the caller's entry; the text is captured again, as validateBatch does.
+  const copy = { ...entry, parentId };
+  jsonText.set(copy, JSON.stringify(copy));
   return copy;
 }
 

@@ -3,15 +3,16 @@ import {
   LEAF_MARKER_TYPE,
   type SessionEntry,
   type SessionHeader,
-} from "../core/entry.js";
-import { CorruptSessionError, ValidationError } from "../core/errors.js";
-import { newEntryId, newSessionId, nowIso } from "../core/ids.js";
-import { SessionTree } from "../core/tree.js";
-import { decodeSession } from "../format/jsonl/decode.js";
-import { encodeLine, encodeSession } from "../format/jsonl/encode.js";
+} from "../../core/entry.js";
+import { CorruptSessionError, ValidationError } from "../../core/errors.js";
+import { newSessionId } from "../../core/session-id.js";
+import { stampDraft } from "../../core/stamp.js";
+import { SessionTree } from "../../core/tree.js";
+import { decodeSession } from "../../format/jsonl/decode.js";
+import { encodeLine, encodeSession } from "../../format/jsonl/encode.js";
+import type { ImportOptions } from "../store.js";
 import { planAppend } from "./append-plan.js";
 import { requireSafeSessionId } from "./rules.js";
-import type { ImportOptions } from "./store.js";
 import { validateBatch } from "./validate-batch.js";
 
 /**
@@ -34,14 +35,9 @@ export function leafMarkerFor(entries: readonly SessionEntry[], leafId: string |
   const last = entries[entries.length - 1];
   if (!last || last.id === leafId) return null;
   const taken = new Set(entries.map((entry) => entry.id));
-  const id = newEntryId((candidate) => taken.has(candidate));
-  return {
-    type: "custom",
-    customType: LEAF_MARKER_TYPE,
-    id,
-    parentId: leafId,
-    timestamp: nowIso(),
-  } as SessionEntry;
+  return stampDraft({ type: "custom", customType: LEAF_MARKER_TYPE }, leafId, {
+    isTaken: (id) => taken.has(id),
+  });
 }
 
 /** A parsed import, checked by the same rules as an append of the whole file into an empty session. */

@@ -1,5 +1,7 @@
-import { ConflictError, NotFoundError, ValidationError } from "../core/errors.js";
-import { isSafeId } from "../core/validate.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
+import { nowIso } from "../../core/ids.js";
+import { isSafeId } from "../../core/validate.js";
+import type { SessionSummary, WriteResult } from "../store.js";
 
 /**
  * The one answer for a session that is missing, soft-deleted or another owner's: same class, code
@@ -45,4 +47,13 @@ export function sessionExists(sessionId: string, currentRevision: number): Confl
   return new ConflictError(`Session ${sessionId} already exists`, currentRevision, {
     details: { sessionId },
   });
+}
+
+/** The summary after a change: one more revision, modified now. */
+export function changed(summary: SessionSummary, change: Partial<SessionSummary>): SessionSummary {
+  return { ...summary, ...change, revision: summary.revision + 1, modifiedAt: nowIso() };
+}
+
+export function writeResult(summary: SessionSummary): WriteResult {
+  return { revision: summary.revision, leafId: summary.leafId };
 }

@@ -1,6 +1,6 @@
-import { ValidationError } from "../core/errors.js";
-import type { EntryPageOptions, ListOptions, Page, SessionSummary } from "./store.js";
-import { normalizeSearch, searchText } from "./summary.js";
+import { ValidationError } from "../../core/errors.js";
+import type { EntryPageOptions, ListOptions, Page, SessionSummary } from "../store.js";
+import { normalizeSearch, searchText } from "../summary.js";
 
 /** A position in the newest-first list: the last item seen. */
 export interface ListPosition {
@@ -58,12 +58,12 @@ export function toPage(rows: SessionSummary[], limit: number): Page<SessionSumma
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
 
-/** One page from summaries held in memory (memory and JSONL stores), filtered and sorted as SQL does. */
-export function pageFromSummaries(
-  summaries: Iterable<SessionSummary>,
-  query: ListQuery,
-): Page<SessionSummary> {
-  const rows = [...summaries]
+/**
+ * What a list query selects from summaries held in memory (memory and JSONL drivers), filtered and
+ * sorted as the SQL drivers' query does: up to `limit + 1` copies, in list order.
+ */
+export function selectPage(summaries: Iterable<SessionSummary>, query: ListQuery): SessionSummary[] {
+  return [...summaries]
     .filter(
       (summary) => query.state === "all" || (summary.deletedAt !== null) === (query.state === "deleted"),
     )
@@ -72,7 +72,6 @@ export function pageFromSummaries(
     .sort(compareNewestFirst)
     .slice(0, query.limit + 1)
     .map((summary) => ({ ...summary }));
-  return toPage(rows, query.limit);
 }
 
 /** Newest first by modifiedAt, then by id (descending), as every backend sorts. */

@@ -1,7 +1,6 @@
-import type { SessionEntry, SessionHeader } from "../core/entry.js";
-import { nowIso } from "../core/ids.js";
-import type { SessionSummary } from "./store.js";
-import { searchText } from "./summary.js";
+import type { SessionEntry, SessionHeader } from "../../core/entry.js";
+import type { SessionSummary } from "../store.js";
+import { searchText } from "../summary.js";
 
 /** A row of the `sessions` table, as both SQL backends name its columns. */
 export interface SessionRow {
@@ -47,11 +46,6 @@ export function rowHeader(row: Pick<SessionRow, "header">): SessionHeader {
 /** A column value that holds an entry: JSON text (SQLite) or already parsed (PostgreSQL `json`). */
 export function payloadToEntry(payload: unknown): SessionEntry {
   return (typeof payload === "string" ? JSON.parse(payload) : payload) as SessionEntry;
-}
-
-/** The summary after a change: one more revision, modified now. */
-export function changed(summary: SessionSummary, change: Partial<SessionSummary>): SessionSummary {
-  return { ...summary, ...change, revision: summary.revision + 1, modifiedAt: nowIso() };
 }
 
 /** The mutable columns of a session row, in the order of both backends' UPDATE statements. */

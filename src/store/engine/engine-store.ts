@@ -1,0 +1,160 @@
+import type { SessionEntry, SessionHeader } from "../../core/entry.js";
+import { nowIso } from "../../core/ids.js";
+import type {
+  AppendOptions,
+  AppendResult,
+  CreateSessionInput,
+  EntryPage,
+  EntryPageOptions,
+  ImportOptions,
+  ListOptions,
+  Page,
+  ReadOptions,
+  SessionStore,
+  SessionSummary,
+  StoreCapabilities,
+  StoredSession,
+  WriteOptions,
+  WriteResult,
+} from "../store.js";
+import { applyEntries, buildHeader, initialSummary } from "../summary.js";
+import { normalizeEntryPage, normalizeListOptions, toPage } from "./cursor.js";
+import type { ReadTx, SessionKey, StoreDriver, WriteTx } from "./driver.js";
+import { parseImport } from "./jsonl-transfer.js";
+import { branchFlow, entryPageFlow, exportFlow, isVisible, loadFlow } from "./read-flows.js";
+import { requireOwner, sessionExists, sessionNotFound } from "./rules.js";
+import { type DriverStep, runFlow, type StoreFlow } from "./step.js";
+import { validateBatch } from "./validate-batch.js";
+import { appendFlow, purgeFlow, setDeletedFlow, setLeafFlow } from "./write-flows.js";
+
+/**
+ * `SessionStore` over a `StoreDriver`: every rule of the contract, once. A call checks its
+ * arguments first (nothing is locked while a batch is validated), then runs its flow
+ * (read-flows.ts, write-flows.ts) in the driver's read snapshot or locked write.
+ *
+ * @example
+ * class MyStore extends EngineStore<MyHandle> {
+ *   constructor(options: MyOptions) { super(new MyDriver(options)); }
+ * }
+ */
+export class EngineStore<S = unknown> implements SessionStore {
+  readonly kind: string;
+  readonly capabilities: StoreCapabilities;
+
+  constructor(private readonly driver: StoreDriver<S>) {
+    this.kind = driver.kind;
+    this.capabilities = Object.freeze({ ...driver.capabilities });
+  }
+
+  init(): Promise<void> {
+    return this.driver.init();
+  }
+
+  close(): Promise<void> {
+    return this.driver.close();
+  }
+
+  async createSession(owner: string, init?: CreateSessionInput): Promise<SessionSummary> {
+    return this.insert(owner, buildHeader(init), [], null);
+  }
+
+  async importJsonl(owner: string, jsonl: string, options?: ImportOptions): Promise<SessionSummary> {
+    const imported = parseImport(jsonl, options);
+    return this.insert(owner, imported.header, imported.entries, imported.leafId);
+  }
+
+  async loadSession(owner: string, sessionId: string, options?: ReadOptions): Promise<StoredSession> {
+    const includeDeleted = options?.includeDeleted ?? false;
+    return this.read(owner, sessionId, (tx) => loadFlow(tx, sessionId, includeDeleted));
+  }
+
+  async getSummary(owner: string, sessionId: string, options?: ReadOptions): Promise<SessionSummary> {
+    const summary = await this.driver.findSummary(keyOf(owner, sessionId));
+    if (!isVisible(summary, options?.includeDeleted ?? false)) throw sessionNotFound(sessionId);
+    return summary;
+  }
+
+  async listSessions(owner: string, options?: ListOptions): Promise<Page<SessionSummary>> {
+    const query = normalizeListOptions(options);
+    return toPage(await this.driver.listSessions(requireOwner(owner), query), query.limit);
+  }
+
+  async appendEntries(
+    owner: string,
+    sessionId: string,
+    entries: SessionEntry[],
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
+    const batch = validateBatch(entries);
+    return this.write(owner, sessionId, (tx) => appendFlow(tx, sessionId, batch, options));
+  }
+
+  async setLeaf(
+    owner: string,
+    sessionId: string,
+    leafId: string | null,
+    options: WriteOptions = {},
+  ): Promise<WriteResult> {
+    return this.write(owner, sessionId, (tx) => setLeafFlow(tx, sessionId, leafId, options));
+  }
+
+  async readBranch(owner: string, sessionId: string, leafId?: string | null): Promise<SessionEntry[]> {
+    return this.read(owner, sessionId, (tx) => branchFlow(tx, sessionId, leafId));
+  }
+
+  async readEntries(owner: string, sessionId: string, options?: EntryPageOptions): Promise<EntryPage> {
+    const page = normalizeEntryPage(options);
+    return this.read(owner, sessionId, (tx) => entryPageFlow(tx, sessionId, page));
+  }
+
+  async deleteSession(owner: string, sessionId: string, options: WriteOptions = {}): Promise<WriteResult> {
+    return this.write(owner, sessionId, (tx) => setDeletedFlow(tx, sessionId, true, options));
+  }
+
+  async restoreSession(owner: string, sessionId: string, options: WriteOptions = {}): Promise<WriteResult> {
+    return this.write(owner, sessionId, (tx) => setDeletedFlow(tx, sessionId, false, options));
+  }
+
+  async purgeSession(owner: string, sessionId: string): Promise<void> {
+    return this.write(owner, sessionId, (tx) => purgeFlow(tx, sessionId));
+  }
+
+  async purgeDeletedBefore(cutoff: Date): Promise<Array<{ owner: string; sessionId: string }>> {
+    return this.driver.purgeDeletedBefore(cutoff.toISOString());
+  }
+
+  async exportJsonl(owner: string, sessionId: string): Promise<string> {
+    return this.read(owner, sessionId, (tx) => exportFlow(tx, sessionId));
+  }
+
+  /** Creation and import: a new session whose summary already counts its entries. */
+  private async insert(
+    owner: string,
+    header: SessionHeader,
+    entries: SessionEntry[],
+    leafId: string | null,
+  ): Promise<SessionSummary> {
+    const base = initialSummary(requireOwner(owner), header, nowIso());
+    const summary: SessionSummary = { ...base, ...applyEntries(base, entries), leafId };
+    const outcome = await this.driver.insertSession({ header, entries, summary });
+    if (!outcome.inserted) throw sessionExists(header.id, outcome.existingRevision);
+    return { ...summary };
+  }
+
+  private read<T>(owner: string, sessionId: string, flow: (tx: ReadTx<S>) => StoreFlow<T>): DriverStep<T> {
+    return this.driver.readSession(keyOf(owner, sessionId), (tx) => runFlow(flow(tx)));
+  }
+
+  private write<T>(owner: string, sessionId: string, flow: (tx: WriteTx<S>) => StoreFlow<T>): DriverStep<T> {
+    return this.driver.writeSession(keyOf(owner, sessionId), (tx) => runFlow(flow(tx)));
+  }
+}
+
+/** A `SessionStore` over a driver, for a backend that needs no class of its own. */
+export function createStore<S>(driver: StoreDriver<S>): SessionStore {
+  return new EngineStore(driver);
+}
+
+function keyOf(owner: string, sessionId: string): SessionKey {
+  return { owner: requireOwner(owner), sessionId };
+}

@@ -1,0 +1,67 @@
+import type { SessionEntry } from "../../core/entry.js";
+import type { EntryPage, SessionSummary, StoredSession } from "../store.js";
+import type { FoundSession, ReadTx } from "./driver.js";
+import { exportSessionJsonl } from "./jsonl-transfer.js";
+import { entryNotFound, sessionNotFound } from "./rules.js";
+import { type StoreFlow, wait } from "./step.js";
+
+/** Whether a call may see a session: it exists for this owner, and is not deleted unless asked. */
+export function isVisible(
+  summary: SessionSummary | null,
+  includeDeleted: boolean,
+): summary is SessionSummary {
+  return summary !== null && (summary.deletedAt === null || includeDeleted);
+}
+
+/** The session, or `session_not_found`: missing, another owner's and (unless asked) deleted alike. */
+export function* findVisible<S>(
+  tx: ReadTx<S>,
+  sessionId: string,
+  includeDeleted: boolean,
+): StoreFlow<FoundSession<S>> {
+  const found = yield* wait(tx.find());
+  if (!found || !isVisible(found.summary, includeDeleted)) throw sessionNotFound(sessionId);
+  return found;
+}
+
+export function* loadFlow<S>(
+  tx: ReadTx<S>,
+  sessionId: string,
+  includeDeleted: boolean,
+): StoreFlow<StoredSession> {
+  const { ref, summary } = yield* findVisible(tx, sessionId, includeDeleted);
+  const header = yield* wait(tx.header(ref));
+  const entries = yield* wait(tx.entries(ref, 0, null));
+  return { summary, header, entries };
+}
+
+/** The path root → `leafId` (undefined: the session's leaf; null: empty). */
+export function* branchFlow<S>(
+  tx: ReadTx<S>,
+  sessionId: string,
+  leafId: string | null | undefined,
+): StoreFlow<SessionEntry[]> {
+  const { ref, summary } = yield* findVisible(tx, sessionId, false);
+  const start = leafId === undefined ? summary.leafId : leafId;
+  if (start === null) return [];
+  const path = yield* wait(tx.branch(ref, start));
+  if (path.length === 0) throw entryNotFound(sessionId, start);
+  return path;
+}
+
+/** One page of entries in storage order; positions are 1-based, so `nextAfter` is the last one read. */
+export function* entryPageFlow<S>(
+  tx: ReadTx<S>,
+  sessionId: string,
+  page: { after: number; limit: number },
+): StoreFlow<EntryPage> {
+  const { ref, summary } = yield* findVisible(tx, sessionId, false);
+  const entries = yield* wait(tx.entries(ref, page.after, page.limit));
+  const end = page.after + entries.length;
+  return { entries, nextAfter: end < summary.entryCount ? end : null };
+}
+
+export function* exportFlow<S>(tx: ReadTx<S>, sessionId: string): StoreFlow<string> {
+  const { header, entries, summary } = yield* loadFlow(tx, sessionId, false);
+  return exportSessionJsonl(header, entries, summary.leafId);
+}

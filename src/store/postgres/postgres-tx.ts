@@ -1,0 +1,116 @@
+import type { SessionEntry, SessionHeader } from "../../core/entry.js";
+import type {
+  FoundSession,
+  InsertOutcome,
+  NewSession,
+  SessionKey,
+  StoredId,
+  WriteTx,
+} from "../engine/driver.js";
+import { entryJson } from "../engine/validate-batch.js";
+import { mutableColumns, payloadToEntry, rowHeader, rowToSummary, type SessionRow } from "../sql/rows.js";
+import type { SessionSummary } from "../store.js";
+import type { PgClient } from "./connection.js";
+import { SQL } from "./sql.js";
+
+/**
+ * One session's reads and writes on a PostgreSQL connection inside a transaction. In a write,
+ * `find` locks the session row (`SELECT … FOR UPDATE`) until the transaction ends: writers to one
+ * session queue there, across processes and server instances, and the revision the engine checks
+ * is the one the write will replace.
+ */
+export class PgSessionTx implements WriteTx<SessionRow> {
+  constructor(
+    private readonly c: PgClient,
+    private readonly key: SessionKey,
+    private readonly options: { lock: boolean; insertChunk: number },
+  ) {}
+
+  async find(): Promise<FoundSession<SessionRow> | null> {
+    const sql = this.options.lock ? SQL.lockSession : SQL.findSession;
+    const row = (await this.c.query(sql, [this.key.owner, this.key.sessionId])).rows[0] as
+      | SessionRow
+      | undefined;
+    return row ? { summary: rowToSummary(row), ref: row } : null;
+  }
+
+  header(row: SessionRow): SessionHeader {
+    return rowHeader(row);
+  }
+
+  async entries(row: SessionRow, after: number, limit: number | null): Promise<SessionEntry[]> {
+    // LIMIT NULL: no limit.
+    const { rows } = await this.c.query(SQL.entriesInOrder, [row.pk, after, limit]);
+    return rows.map((r) => payloadToEntry(r.payload));
+  }
+
+  async branch(row: SessionRow, leafId: string): Promise<SessionEntry[]> {
+    const { rows } = await this.c.query(SQL.branch, [String(row.pk), leafId]);
+    return rows.map((r) => payloadToEntry(r.payload));
+  }
+
+  async entriesByIds(row: SessionRow, ids: readonly string[]): Promise<Map<string, StoredId>> {
+    const { rows } = await this.c.query(SQL.entriesByKeys, [ids.map((id) => entryKey(row.pk, id))]);
+    return new Map(rows.map((r) => [r.id as string, payloadToEntry(r.payload)]));
+  }
+
+  async hasEntry(row: SessionRow, entryId: string): Promise<boolean> {
+    return (await this.c.query(SQL.entryExists, [entryKey(row.pk, entryId)])).rows.length > 0;
+  }
+
+  insertEntries(row: SessionRow, entries: readonly SessionEntry[], storedCount: number): Promise<void> {
+    return insertEntries(this.c, row.pk, storedCount, entries, this.options.insertChunk);
+  }
+
+  async updateSession(row: SessionRow, next: SessionSummary): Promise<void> {
+    await this.c.query(SQL.updateSession, [...mutableColumns(next), row.pk]);
+  }
+
+  async purgeSession(row: SessionRow): Promise<void> {
+    // Entries go with it (ON DELETE CASCADE).
+    await this.c.query(SQL.deleteSession, [row.pk]);
+  }
+}
+
+/** A new session's row and entries, inside a transaction. A taken id leaves the table as it was. */
+export async function insertSession(
+  c: PgClient,
+  { header, entries, summary }: NewSession,
+  insertChunk: number,
+): Promise<InsertOutcome> {
+  const fixed = [summary.owner, header.id, summary.cwd, summary.parentSession ?? null, summary.createdAt];
+  const params = [...fixed, JSON.stringify(header), ...mutableColumns(summary)];
+  const pk = (await c.query(SQL.insertSession, params)).rows[0]?.pk;
+  if (pk === undefined) {
+    const taken = await c.query(SQL.findSession, [summary.owner, header.id]);
+    return { inserted: false, existingRevision: Number(taken.rows[0]?.revision ?? 0) };
+  }
+  await insertEntries(c, pk, 0, entries, insertChunk);
+  return { inserted: true };
+}
+
+/** Entries get seq = storedCount + 1, + 2, …, a chunk of rows per INSERT (parallel arrays, unnested). */
+async function insertEntries(
+  c: PgClient,
+  pk: unknown,
+  storedCount: number,
+  entries: readonly SessionEntry[],
+  chunk: number,
+): Promise<void> {
+  for (let start = 0; start < entries.length; start += chunk) {
+    const part = entries.slice(start, start + chunk);
+    await c.query(SQL.insertEntries, [
+      pk,
+      part.map((e) => e.id),
+      part.map((_, i) => storedCount + start + i + 1),
+      part.map((e) => e.parentId),
+      part.map((e) => e.type),
+      part.map(entryJson),
+    ]);
+  }
+}
+
+/** An entry's `entry_key` column: "<session pk>/<entry id>" (entry ids are safe ids: never a "/"). */
+function entryKey(pk: unknown, entryId: string): string {
+  return `${String(pk)}/${entryId}`;
+}
