@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { HttpError } from "./http/errors.js";
+import { HttpError } from "./http/http-error.js";
 import { registerRoute, sendError } from "./http/register.js";
 import type { AnyRoute } from "./http/route.js";
 import type { ServerOptions } from "./options.js";
@@ -13,7 +13,7 @@ import { transferRoutes } from "./routes/transfer.js";
 import { viewRoutes } from "./routes/views.js";
 import type { ServerServices } from "./services.js";
 
-export const API_VERSION = "1.0.0";
+const API_VERSION = "1.0.0";
 
 /** Every API route, in registration order; /openapi.json is generated from this same list. */
 export function apiRoutes(): AnyRoute[] {

@@ -4,7 +4,6 @@ import type { Hono } from "hono";
 import { buildApp } from "./app.js";
 import { Authenticator } from "./auth/authenticate.js";
 import { openBackends } from "./backends.js";
-import { LeafCache } from "./leaf-cache.js";
 import { RateLimiter } from "./limits/rate-limit.js";
 import {
   DEFAULT_HOST,
@@ -48,7 +47,6 @@ export async function createServer(options: ServerOptions = {}): Promise<Session
     limits: Object.freeze({ ...DEFAULT_LIMITS, ...options.limits }),
     rateLimiter: rate,
     queue: new SessionQueue(),
-    leaves: new LeafCache(),
     idempotencyTtlMs: options.idempotencyTtlMs ?? 86_400_000,
     now: () => new Date(),
   };

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 
 /**
  * The API's TypeBox schemas: validated at the edge and published in /openapi.json from the same
@@ -6,7 +6,7 @@ import { type TSchema, Type } from "@sinclair/typebox";
  */
 
 /** Ids as core's `isSafeId` allows them: no path separators, no control characters. */
-export const SafeId = Type.String({ pattern: "^[A-Za-z0-9._:-]{1,128}$", maxLength: 128 });
+const SafeId = Type.String({ pattern: "^[A-Za-z0-9._:-]{1,128}$", maxLength: 128 });
 
 /** Text that ends up in indexed columns: no NUL (PostgreSQL's text type cannot hold it). */
 const Text = (maxLength: number) => Type.String({ maxLength, pattern: "^[^\\u0000]*$" });
@@ -181,8 +181,6 @@ export const TreeResult = Type.Object({
   nodes: Type.Array(TreeNode),
 });
 
-export const ImportQuery = Type.Object({});
-
 export const ApiKeyInfo = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -209,5 +207,3 @@ export const DeletionRecord = Type.Object({
 export const DeletionList = Type.Object({ items: Type.Array(DeletionRecord) });
 
 export const Health = Type.Object({ ok: Type.Boolean(), store: Type.String() });
-
-export type Schema = TSchema;

@@ -1,7 +1,6 @@
 import type { SessionStore } from "../store/store.js";
 import type { Authenticator } from "./auth/authenticate.js";
 import type { ServiceDb } from "./db/service-db.js";
-import type { LeafCache } from "./leaf-cache.js";
 import type { RateLimiter } from "./limits/rate-limit.js";
 import type { Limits } from "./options.js";
 import type { SessionQueue } from "./session-queue.js";
@@ -14,7 +13,6 @@ export interface ServerServices {
   limits: Limits;
   rateLimiter: RateLimiter | null;
   queue: SessionQueue;
-  leaves: LeafCache;
   idempotencyTtlMs: number;
   now(): Date;
 }

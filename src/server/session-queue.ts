@@ -20,9 +20,4 @@ export class SessionQueue {
     });
     return result;
   }
-
-  /** Sessions with a write in flight (for tests and metrics). */
-  get size(): number {
-    return this.tails.size;
-  }
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { apiRoutes } from "../../src/server/index.js";
+import { apiRoutes } from "../../src/server/app.js";
 import { BACKENDS, type CallOptions, startTestServer, type TestServer, userMessage } from "./helpers.js";
 
 /** A request for every route: `:id` is the session, `:keyId` a key of the caller's. */

@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
     it("replays the first answer to a retry with the same Idempotency-Key", async () => {
       const id = await newSession();
       const headers = { "idempotency-key": `k-${id}` };
-      const message = { type: "message", message: { role: "user", content: "once", timestamp: 1 } };
+      const message = userMessage("once");
       const first = await append(id, [message], headers);
       const second = await append(id, [message], headers);
       assert.equal(second.status, first.status);
@@ -120,7 +120,7 @@ for (const backend of BACKENDS) {
       });
       assert.equal(bobs.status, 200, "bob's key space is his own");
       const failing = { "idempotency-key": `fail-${id}` };
-      const message = { type: "message", message: { role: "user", content: "b", timestamp: 1 } };
+      const message = userMessage("b");
       const stale = await append(id, [message], { ...failing, "if-match": '"1"' });
       assert.equal(stale.status, 412);
       const current = { ...failing, "if-match": `"${stale.json.currentRevision}"` };
@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
 
     it("answers 409 while a key is in flight, and takes over a claim abandoned by a crashed instance", async () => {
       const id = await newSession();
-      const message = { type: "message", message: { role: "user", content: "m", timestamp: 1 } };
+      const message = userMessage("m");
       const body = JSON.stringify({ entries: [message] });
       const { db } = t.server.services;
       const owner = "alice";

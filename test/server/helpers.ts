@@ -8,6 +8,7 @@ import {
   type ServerOptions,
   type SessionTreeServer,
 } from "../../src/server/index.js";
+import { messageMaker } from "../support/messages.js";
 
 export type Backend = "sqlite" | "postgres";
 export const BACKENDS: Backend[] = ["sqlite", "postgres"];
@@ -117,7 +118,9 @@ export async function call(
   return { status: response.status, headers: response.headers, text, json };
 }
 
-/** A user message entry draft. */
+const messages = messageMaker();
+
+/** A user message entry draft (the message's timestamps strictly increase within a test file). */
 export function userMessage(text: string): { type: string; [field: string]: unknown } {
-  return { type: "message", message: { role: "user", content: text, timestamp: Date.now() } };
+  return { type: "message", message: messages.user(text) };
 }

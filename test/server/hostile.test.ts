@@ -1,22 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { Random } from "../support/random.js";
 import { BACKENDS, type CallOptions, startTestServer, type TestServer, userMessage } from "./helpers.js";
 
 interface Hostile {
   method: string;
   path: string;
   options: CallOptions;
-}
-
-/** A small seeded PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const LIMITS = {
@@ -27,8 +17,7 @@ const LIMITS = {
 };
 
 /** Request makers, each certain to be refused with a 4xx. */
-function makers(key: string, session: string, random: () => number): Array<() => Hostile> {
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+function makers(key: string, session: string, rng: Random): Array<() => Hostile> {
   const s = `/v1/sessions/${session}`;
   const json = (
     method: string,
@@ -60,18 +49,18 @@ function makers(key: string, session: string, random: () => number): Array<() =>
   ];
   return [
     // Malformed JSON.
-    () => raw("POST", `${s}/entries`, valid.slice(0, Math.floor(random() * (valid.length - 1)))),
+    () => raw("POST", `${s}/entries`, valid.slice(0, rng.int(valid.length - 1))),
     () =>
       raw(
         "POST",
         `${s}/entries`,
-        pick(["{", "]", "nul", "{'a':1}", "\u0000", "\ufeff{}x", '{"entries":[}', "1e999x"]),
+        rng.pick(["{", "]", "nul", "{'a':1}", "\u0000", "\ufeff{}x", '{"entries":[}', "1e999x"]),
       ),
     () =>
       raw(
         "POST",
         "/v1/sessions",
-        Array.from({ length: 40 }, () => String.fromCharCode(Math.floor(random() * 128))).join(""),
+        Array.from({ length: 40 }, () => String.fromCharCode(rng.int(128))).join(""),
       ),
     () => raw("POST", `${s}/entries`, `${"[".repeat(50_000)}${"]".repeat(50_000)}`),
     () => raw("PUT", `${s}/leaf`, `{"leafId":${'{"a":'.repeat(200)}1${"}".repeat(200)}}`),
@@ -80,49 +69,56 @@ function makers(key: string, session: string, random: () => number): Array<() =>
       json(
         "POST",
         `${s}/entries`,
-        pick([{}, [], "x", 5, null, { entries: "x" }, { entries: [] }, { entries: [1] }]),
+        rng.pick([{}, [], "x", 5, null, { entries: "x" }, { entries: [] }, { entries: [1] }]),
       ),
-    () => json("POST", `${s}/entries`, { entries: [{ type: pick([5, "", null, true]) }] }),
-    () => json("POST", `${s}/entries`, { entries: [{ type: "message", message: pick(["x", 5, null, {}]) }] }),
+    () => json("POST", `${s}/entries`, { entries: [{ type: rng.pick([5, "", null, true]) }] }),
+    () =>
+      json("POST", `${s}/entries`, { entries: [{ type: "message", message: rng.pick(["x", 5, null, {}]) }] }),
     () => json("POST", `${s}/entries`, { entries: [{ type: "compaction", summary: 1 }] }),
     () => json("POST", `${s}/entries`, { entries: [userMessage("x")], moveLeaf: "yes" }),
     () => json("POST", `${s}/entries`, { entries: [userMessage("x")], extra: true }),
-    () => json("PUT", `${s}/leaf`, pick([{ leafId: 5 }, {}, { leafId: ["a"] }, { leafId: null, more: 1 }])),
-    () => json("PATCH", s, pick([{ name: 5 }, {}, { name: "x", owner: "bob" }])),
-    () => json("POST", "/v1/sessions", pick([{ cwd: 5 }, { id: "chosen" }, { owner: "bob" }, []])),
     () =>
-      json("POST", `${s}/labels`, pick([{ targetId: 1 }, { label: "x" }, { targetId: "a/b", label: "x" }])),
-    () => json("POST", `${s}/branches`, pick([{ fromId: 7 }, { summary: "s" }, { fromId: "x", summary: 5 }])),
+      json("PUT", `${s}/leaf`, rng.pick([{ leafId: 5 }, {}, { leafId: ["a"] }, { leafId: null, more: 1 }])),
+    () => json("PATCH", s, rng.pick([{ name: 5 }, {}, { name: "x", owner: "bob" }])),
+    () => json("POST", "/v1/sessions", rng.pick([{ cwd: 5 }, { id: "chosen" }, { owner: "bob" }, []])),
+    () =>
+      json(
+        "POST",
+        `${s}/labels`,
+        rng.pick([{ targetId: 1 }, { label: "x" }, { targetId: "a/b", label: "x" }]),
+      ),
+    () =>
+      json("POST", `${s}/branches`, rng.pick([{ fromId: 7 }, { summary: "s" }, { fromId: "x", summary: 5 }])),
     // Unknown parents, entries and targets.
     () =>
       json("POST", `${s}/entries`, {
-        entries: [{ ...userMessage("x"), parentId: `nope${Math.floor(random() * 1e6)}` }],
+        entries: [{ ...userMessage("x"), parentId: `nope${rng.int(1e6)}` }],
       }),
-    () => json("PUT", `${s}/leaf`, { leafId: `missing${Math.floor(random() * 1e6)}` }),
+    () => json("PUT", `${s}/leaf`, { leafId: `missing${rng.int(1e6)}` }),
     () => json("POST", `${s}/labels`, { targetId: "missing1", label: "x" }),
     () => json("POST", `${s}/branches`, { fromId: "missing2", summary: "lost" }),
     // Ids with path characters, in the path and in bodies.
     () => ({
       method: "GET",
-      path: `/v1/sessions/${encodeURIComponent(pick(badIds))}/tree`,
+      path: `/v1/sessions/${encodeURIComponent(rng.pick(badIds))}/tree`,
       options: { key },
     }),
-    () => json("POST", `${s}/entries`, { entries: [{ ...userMessage("x"), id: pick(badIds) }] }),
-    () => json("PUT", `${s}/leaf`, { leafId: pick(badIds) }),
+    () => json("POST", `${s}/entries`, { entries: [{ ...userMessage("x"), id: rng.pick(badIds) }] }),
+    () => json("PUT", `${s}/leaf`, { leafId: rng.pick(badIds) }),
     () => ({
       method: "GET",
-      path: `${s}/context?leafId=${encodeURIComponent(pick(badIds))}`,
+      path: `${s}/context?leafId=${encodeURIComponent(rng.pick(badIds))}`,
       options: { key },
     }),
     // Bad queries.
     () => ({
       method: "GET",
-      path: `/v1/sessions?${pick(["limit=-1", "limit=abc", "limit=100000", "state=gone", "cursor=%%%", "cursor=bm9wZQ"])}`,
+      path: `/v1/sessions?${rng.pick(["limit=-1", "limit=abc", "limit=100000", "state=gone", "cursor=%%%", "cursor=bm9wZQ"])}`,
       options: { key },
     }),
     () => ({
       method: "GET",
-      path: `${s}/entries?${pick(["after=-5", "after=x", "limit=0", "limit=99999"])}`,
+      path: `${s}/entries?${rng.pick(["after=-5", "after=x", "limit=0", "limit=99999"])}`,
       options: { key },
     }),
     // Headers.
@@ -131,24 +127,29 @@ function makers(key: string, session: string, random: () => number): Array<() =>
         "POST",
         `${s}/entries`,
         { entries: [userMessage("x")] },
-        { "if-match": pick(["abc", '"-1"', "W/", '"1", "2"']) },
+        { "if-match": rng.pick(["abc", '"-1"', "W/", '"1", "2"']) },
       ),
     () =>
       json(
         "POST",
         `${s}/entries`,
         { entries: [userMessage("x")] },
-        { "idempotency-key": pick(["has space", "k".repeat(300), "é"]) },
+        { "idempotency-key": rng.pick(["has space", "k".repeat(300), "é"]) },
       ),
     () =>
-      raw("POST", `${s}/entries`, valid, pick(["text/plain", "application/xml", "", "multipart/form-data"])),
+      raw(
+        "POST",
+        `${s}/entries`,
+        valid,
+        rng.pick(["text/plain", "application/xml", "", "multipart/form-data"]),
+      ),
     () => ({
       method: "GET",
       path: s,
       options: {
         key: null,
         headers: {
-          authorization: pick([
+          authorization: rng.pick([
             "Basic YTpi",
             "Bearer",
             `Bearer ${"x".repeat(5000)}`,
@@ -169,7 +170,7 @@ function makers(key: string, session: string, random: () => number): Array<() =>
       raw(
         "POST",
         "/v1/sessions/import",
-        pick(["", "not json\n", '{"type":"message"}\n', "[]\n", '{"type":"session"}\n']),
+        rng.pick(["", "not json\n", '{"type":"message"}\n', "[]\n", '{"type":"session"}\n']),
         "application/x-ndjson",
       ),
     // Text no database column can hold (PostgreSQL refuses NUL in text).
@@ -177,13 +178,13 @@ function makers(key: string, session: string, random: () => number): Array<() =>
     () => json("GET", `/v1/sessions?search=${encodeURIComponent("x\u0000")}`, undefined),
     // Unknown routes and methods.
     () => ({
-      method: pick(["GET", "POST", "DELETE"]),
-      path: pick(["/v1/nope", "/v2/sessions", "/v1/sessions/a/b/c", "/.env", "/v1/keys/x/y"]),
+      method: rng.pick(["GET", "POST", "DELETE"]),
+      path: rng.pick(["/v1/nope", "/v2/sessions", "/v1/sessions/a/b/c", "/.env", "/v1/keys/x/y"]),
       options: { key },
     }),
     () => ({
-      method: pick(["PUT", "PATCH"]),
-      path: pick(["/v1/sessions", "/v1/keys", `${s}/tree`, "/openapi.json"]),
+      method: rng.pick(["PUT", "PATCH"]),
+      path: rng.pick(["/v1/sessions", "/v1/keys", `${s}/tree`, "/openapi.json"]),
       options: { key },
     }),
   ];
@@ -207,8 +208,8 @@ for (const backend of BACKENDS) {
     after(() => t.close());
 
     it("answers 1,000 malformed or hostile requests with a 4xx { code, message }, never a 5xx", async () => {
-      const random = prng(backend === "sqlite" ? 42 : 43);
-      const list = makers(key, session, random);
+      const rng = new Random(backend === "sqlite" ? 42 : 43);
+      const list = makers(key, session, rng);
       const requests = Array.from({ length: 1000 }, (_, i) => (list[i % list.length] as () => Hostile)());
       const failures: string[] = [];
       const seen = new Set<string>();
@@ -254,6 +255,17 @@ for (const backend of BACKENDS) {
         body: { entries: [userMessage("fine")] },
       });
       assert.equal(ok.status, 200);
+    });
+
+    it("refuses an entry whose fields would come from a __proto__ key, and stores nothing", async () => {
+      // Raw text: in a JS literal `__proto__` would set the prototype instead of making a key.
+      const message = JSON.stringify(userMessage("smuggled").message);
+      const raw = `{"entries":[{"type":"message","__proto__":{"message":${message}}}]}`;
+      const headers = { "content-type": "application/json" };
+      const before = (await t.call("GET", `/v1/sessions/${session}`, { key })).json.entryCount;
+      const r = await t.call("POST", `/v1/sessions/${session}/entries`, { key, raw, headers });
+      assert.deepEqual([r.status, r.json.code], [400, "invalid_entry"]);
+      assert.equal((await t.call("GET", `/v1/sessions/${session}`, { key })).json.entryCount, before);
     });
 
     it("maps each limit to its status", async () => {

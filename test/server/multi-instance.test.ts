@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SessionTreeApiError, SessionTreeClient } from "../../src/client/index.js";
 import { SessionTree } from "../../src/core/tree.js";
 import { createApiKey, openServiceDb } from "../../src/server/index.js";
+import { Random } from "../support/random.js";
 import { freshPgDatabase, userMessage } from "./helpers.js";
 
 const CLIENTS = 50;
@@ -48,19 +49,24 @@ async function startProcess(database: string): Promise<{ child: ChildProcess; ur
   return { child, url };
 }
 
-/** One client: appends (unconditional, or If-Match with re-read on 412) and leaf moves, on random sessions. */
+/**
+ * One client: appends (unconditional, or If-Match with re-read on 412) and leaf moves, on random
+ * sessions. Its choices are seeded by its number, so which entry a leaf move targets replays (the
+ * interleaving between clients, and the retry jitter, still vary from run to run).
+ */
 async function runClient(
   n: number,
   client: SessionTreeClient,
   sessions: string[],
   acks: Ack[],
 ): Promise<void> {
+  const rng = new Random(n);
   const known = new Map<string, string[]>(sessions.map((s) => [s, []]));
   for (let op = 0; op < OPS_PER_CLIENT; op++) {
     const session = sessions[(n + op) % sessions.length] as string;
     const mine = known.get(session) as string[];
     if (op % 4 === 3 && mine.length > 0) {
-      const target = mine[Math.floor(Math.random() * mine.length)] as string;
+      const target = rng.pick(mine);
       const moved = await client.setLeaf(session, target);
       acks.push({ client: n, session, revision: moved.revision, appended: [] });
       continue;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { apiRoutes } from "../../src/server/index.js";
+import { apiRoutes } from "../../src/server/app.js";
 import { startTestServer, type TestServer } from "./helpers.js";
 
 type Json = Record<string, unknown>;

@@ -69,6 +69,29 @@ describe("routes over one session's tree (sqlite)", () => {
     assert.deepEqual((await client.getContext(s.id)).messages, []);
   });
 
+  it("answers the tree in core's SessionTree order: depth first, children oldest first", async () => {
+    const s = await client.createSession({ cwd: "/w" });
+    const at = (id: string, parentId: string | null, time: string) => ({
+      ...entry(id, parentId, id),
+      timestamp: `2026-01-01T00:00:0${time}.000Z`,
+    });
+    // Stored as r, late, early, early-child: the children of r are stored newest first.
+    await client.append(s.id, [at("r", null, "0"), at("late", "r", "5"), at("early", "r", "1")]);
+    await client.append(s.id, [at("early-child", "early", "2")]);
+    await client.setLabel(s.id, "late", "keep");
+    const tree = await client.getTree(s.id);
+    assert.deepEqual(tree.roots, ["r"]);
+    const r = tree.nodes.find((n) => n.id === "r");
+    assert.deepEqual(r?.children, ["early", "late"]);
+    // The label entry went under the leaf, early-child; each node comes before its children.
+    const label = tree.nodes.find((n) => n.type === "label")?.id as string;
+    assert.deepEqual(
+      tree.nodes.map((n) => n.id),
+      ["r", "early", "early-child", label, "late"],
+    );
+    assert.equal(tree.nodes.find((n) => n.id === "late")?.label, "keep");
+  });
+
   it("pages entries and sessions, and searches", async () => {
     const s = await client.createSession({ name: "needle in a haystack" });
     await client.append(

@@ -19,7 +19,7 @@ export function generateApiKey(): GeneratedKey {
   return { id, key, hash: hashApiKey(key) };
 }
 
-export function hashApiKey(key: string): string {
+function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 

@@ -1,7 +1,7 @@
 import { createPublicKey, createSecretKey, type KeyObject } from "node:crypto";
 import { jwtVerify } from "jose";
 import type { ServiceDb } from "../db/service-db.js";
-import { HttpError } from "../http/errors.js";
+import { HttpError } from "../http/http-error.js";
 import { apiKeyId, keyMatches, looksLikeApiKey } from "./api-keys.js";
 import type { Principal } from "./principal.js";
 

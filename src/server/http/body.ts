@@ -1,4 +1,4 @@
-import { HttpError } from "./errors.js";
+import { HttpError } from "./http-error.js";
 
 /**
  * Reads a request body as UTF-8 text, refusing it (413) as soon as it grows past `maxBytes`, so
@@ -34,7 +34,7 @@ function tooLarge(maxBytes: number): HttpError {
 }
 
 /** Deeper JSON is refused: recursive code further on (stringify, the stores) must not overflow the stack. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** Parses a JSON body; a syntax error or absurd nesting is a 400 `invalid_json`. */
 export function parseJson(text: string): unknown {

@@ -1,31 +1,6 @@
-import { ConflictError, isSessionTreeError } from "../../core/errors.js";
-
-/** Codes the HTTP layer adds to core's error codes. */
-export type HttpErrorCode =
-  | "unauthorized"
-  | "route_not_found"
-  | "method_not_allowed"
-  | "invalid_json"
-  | "invalid_request"
-  | "unsupported_media_type"
-  | "payload_too_large"
-  | "rate_limited"
-  | "idempotency_key_reused"
-  | "idempotency_in_progress"
-  | "internal";
-
-/** An error the HTTP layer raises itself: status and code chosen at the throw site. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: HttpErrorCode,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = "HttpError";
-  }
-}
+import { ConflictError, type ErrorCode, isSessionTreeError } from "../../core/errors.js";
+import { formatEtag } from "./etag.js";
+import { HttpError } from "./http-error.js";
 
 export interface ErrorReply {
   status: number;
@@ -33,8 +8,11 @@ export interface ErrorReply {
   headers: Record<string, string>;
 }
 
-/** Core error codes → HTTP statuses. A missing and a foreign session share one status and body. */
-const STATUS_BY_CODE: Record<string, number> = {
+/**
+ * Core error codes → HTTP statuses. Every code must be listed, so a new code cannot reach a client
+ * with a guessed status. A missing and a foreign session share one status and body.
+ */
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
   session_not_found: 404,
   entry_not_found: 404,
   not_a_session: 400,
@@ -45,6 +23,10 @@ const STATUS_BY_CODE: Record<string, number> = {
   conflict: 412,
   lease_held: 409,
   read_only: 403,
+  // A model provider failed behind us: the request may be fine, the upstream was not.
+  provider_error: 502,
+  // A database written by a newer sessiontree: the operator must upgrade this server.
+  schema_too_new: 503,
   io_error: 500,
 };
 
@@ -67,7 +49,7 @@ export function toErrorReply(error: unknown): ErrorReply {
     return { status: 412, body, headers };
   }
   if (isSessionTreeError(error)) {
-    const status = STATUS_BY_CODE[error.code] ?? 400;
+    const status = STATUS_BY_CODE[error.code];
     const message = error.code === "session_not_found" ? "Session not found" : error.message;
     return { status, body: { code: error.code, message }, headers: {} };
   }
@@ -85,20 +67,4 @@ export function toErrorReply(error: unknown): ErrorReply {
 function isDataException(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^22[0-9A-Z]{3}$/.test(code);
-}
-
-/** Revisions travel as strong ETags: `"7"`. */
-export function formatEtag(revision: number): string {
-  return `"${revision}"`;
-}
-
-/**
- * Reads `If-Match`: `"7"`, `W/"7"` or `7` name revision 7; `*` or no header means "any".
- * Anything else is a 400, so a typo never turns into an unconditional write.
- */
-export function parseIfMatch(header: string | undefined): number | undefined {
-  if (header === undefined || header.trim() === "*") return undefined;
-  const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
-  if (!match?.[1]) throw new HttpError(400, "invalid_request", 'If-Match must name a revision, e.g. "7"');
-  return Number(match[1]);
 }

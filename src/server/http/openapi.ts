@@ -9,7 +9,7 @@ function plain(schema: TSchema): Json {
 }
 
 /** Hono's `/v1/sessions/:id` → OpenAPI's `/v1/sessions/{id}`. */
-export function openApiPath(path: string): string {
+function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
 }
 

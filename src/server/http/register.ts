@@ -4,7 +4,9 @@ import type { Principal } from "../auth/principal.js";
 import type { StoredResponse } from "../db/service-db.js";
 import type { ServerServices } from "../services.js";
 import { parseJson, readBodyText, requireJsonContentType } from "./body.js";
-import { formatEtag, HttpError, parseIfMatch, toErrorReply } from "./errors.js";
+import { toErrorReply } from "./errors.js";
+import { formatEtag, parseIfMatch } from "./etag.js";
+import { HttpError } from "./http-error.js";
 import type { AnyRoute, Reply } from "./route.js";
 import { validate, validateQuery } from "./validate.js";
 

@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
-import { HttpError } from "./errors.js";
+import { HttpError } from "./http-error.js";
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 

@@ -1,13 +1,13 @@
-import type { SessionEntry } from "../../core/entry.js";
-import { ConflictError, isSessionTreeError, ValidationError } from "../../core/errors.js";
-import { newEntryId } from "../../core/ids.js";
-import { checkEntry } from "../../core/validate.js";
+import type { EntryDraft, SessionEntry } from "../../core/entry.js";
+import { isSessionTreeError, ValidationError } from "../../core/errors.js";
+import { stampDraft } from "../../core/stamp.js";
 import type { AppendResult } from "../../store/store.js";
-import { HttpError } from "../http/errors.js";
+import { HttpError } from "../http/http-error.js";
 import type { ServerServices } from "../services.js";
+import { writeSession } from "./session-write.js";
 
 /** An entry as sent: the common fields may be missing and are filled in here. */
-export interface EntryDraftInput {
+interface EntryDraftInput {
   type: string;
   id?: string;
   parentId?: string | null;
@@ -15,19 +15,22 @@ export interface EntryDraftInput {
   [field: string]: unknown;
 }
 
-export interface AppendDraftOptions {
+interface AppendDraftOptions {
   ifMatch?: number;
   moveLeaf?: boolean;
 }
 
-/** How often a write that lost a race (to another instance) is retried before giving up with 412. */
-const MAX_ATTEMPTS = 25;
+/**
+ * Ids the server draws are 8 hex digits, as pi's, checked only against the batch: one may already
+ * be stored (a chance of entries / 2^32). Such a clash is a `duplicate_entry`; fresh ids fix it.
+ */
+const ID_DRAWS = 3;
 
 /**
- * Appends a batch, filling missing ids, parents (the previous entry of the batch, or the leaf for
- * the first) and timestamps. When the batch hangs off the leaf, the leaf and revision are read and
- * the write names that revision, so a racing write on another instance cannot slip in between;
- * without a client If-Match such a lost race is simply retried on the new leaf.
+ * Appends a batch, filling in missing ids, parents and timestamps. A batch whose first entry names
+ * no parent hangs under the leaf as the store finds it inside its write (`underLeaf`), so no leaf
+ * is read first and concurrent appends, on any instance, chain instead of racing; later entries
+ * without a parent follow the entry before them.
  */
 export async function appendDrafts(
   services: ServerServices,
@@ -37,49 +40,19 @@ export async function appendDrafts(
   options: AppendDraftOptions = {},
 ): Promise<AppendResult> {
   checkBatchLimits(services, drafts);
-  const needsLeaf = drafts[0]?.parentId === undefined;
-  return services.queue.run(owner, sessionId, async () => {
-    for (let attempt = 1; ; attempt++) {
-      let expected = options.ifMatch;
-      let leaf: string | null = null;
-      if (needsLeaf || expected !== undefined) {
-        // Also when the batch names its parents: a retry that changes nothing must still see the 412.
-        // Without If-Match the first attempt may trust the cache: a stale hint only costs a retry.
-        const hint =
-          attempt === 1 && expected === undefined ? services.leaves.get(owner, sessionId) : undefined;
-        const summary = hint ?? (await services.store.getSummary(owner, sessionId));
-        if (expected !== undefined && expected !== summary.revision) {
-          throw new ConflictError("The session changed since the revision named", summary.revision);
-        }
-        expected = summary.revision;
-        leaf = summary.leafId;
-      }
-      const entries = fillDrafts(services, drafts, leaf);
+  const underLeaf = drafts[0]?.parentId === undefined;
+  const drawsIds = drafts.some((draft) => draft.id === undefined);
+  return writeSession(services, { owner, sessionId, ifMatch: options.ifMatch }, async (write) => {
+    for (let draw = 1; ; draw++) {
+      const entries = stampDrafts(drafts, services.now().toISOString());
       try {
-        const result = await services.store.appendEntries(owner, sessionId, entries, {
-          expectedRevision: expected,
-          moveLeaf: options.moveLeaf,
-        });
-        services.leaves.remember(owner, sessionId, result);
-        return result;
+        const appendOptions = { ...write, moveLeaf: options.moveLeaf, underLeaf };
+        return await services.store.appendEntries(owner, sessionId, entries, appendOptions);
       } catch (error) {
-        services.leaves.forget(owner, sessionId);
-        if (attempt >= MAX_ATTEMPTS || !isRetryable(error, options, needsLeaf, drafts)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * attempt));
+        if (!drawsIds || draw >= ID_DRAWS || !isSessionTreeError(error, "duplicate_entry")) throw error;
       }
     }
   });
-}
-
-/** A lost race when the client named no revision, or a clash of an id we generated ourselves. */
-function isRetryable(
-  error: unknown,
-  options: AppendDraftOptions,
-  needsLeaf: boolean,
-  drafts: EntryDraftInput[],
-): boolean {
-  if (error instanceof ConflictError) return options.ifMatch === undefined && needsLeaf;
-  return isSessionTreeError(error, "duplicate_entry") && drafts.some((d) => d.id === undefined);
 }
 
 function checkBatchLimits(services: ServerServices, drafts: EntryDraftInput[]): void {
@@ -94,31 +67,25 @@ function checkBatchLimits(services: ServerServices, drafts: EntryDraftInput[]): 
   }
 }
 
-function fillDrafts(
-  services: ServerServices,
-  drafts: EntryDraftInput[],
-  leaf: string | null,
-): SessionEntry[] {
-  const taken = new Set(drafts.flatMap((d) => (d.id === undefined ? [] : [d.id])));
-  const entries: SessionEntry[] = [];
-  let previous = leaf;
-  const now = services.now().toISOString();
-  for (const draft of drafts) {
-    const id = draft.id ?? newEntryId((candidate) => taken.has(candidate));
-    taken.add(id);
-    const { type, id: _id, parentId, timestamp, ...fields } = draft;
-    // pi's field order: the common fields first, then the type's own.
-    const entry = {
-      type,
-      id,
-      parentId: parentId === undefined ? previous : parentId,
-      timestamp: timestamp ?? now,
-      ...fields,
-    };
-    const checked = checkEntry(entry);
-    if (!checked.ok) throw new ValidationError("invalid_entry", `Entry ${id}: ${checked.reason}`);
-    entries.push(checked.value);
-    previous = id;
-  }
-  return entries;
+/**
+ * The drafts as entries (core's `stampDraft`: pi's key order). A missing parent is the entry before
+ * in the batch; for the first, null stands in for the leaf the store puts there (`underLeaf`). The
+ * store validates every entry.
+ */
+function stampDrafts(drafts: readonly EntryDraftInput[], now: string): SessionEntry[] {
+  const taken = new Set(drafts.flatMap((draft) => (draft.id === undefined ? [] : [draft.id])));
+  const isTaken = (id: string) => taken.has(id);
+  let previous: string | null = null;
+  return drafts.map((draft) => {
+    // Refused at the door: a `__proto__` key survives stampDraft as a plain field, but the stores'
+    // content comparisons and JSON columns do not all treat it as one yet.
+    if (Object.hasOwn(draft, "__proto__"))
+      throw new ValidationError("invalid_entry", "An entry may not have a __proto__ field");
+    const { id, parentId, timestamp, ...fields } = draft;
+    const parent = parentId === undefined ? previous : parentId;
+    const entry = stampDraft(fields as EntryDraft, parent, { isTaken, id, timestamp: timestamp ?? now });
+    taken.add(entry.id);
+    previous = entry.id;
+    return entry;
+  });
 }

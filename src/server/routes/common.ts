@@ -1,4 +1,4 @@
-import { ConflictError } from "../../core/errors.js";
+import type { SessionEntry } from "../../core/entry.js";
 import type { SessionSummary } from "../../store/store.js";
 import type { Reply, ResponseSpec } from "../http/route.js";
 import { ErrorBody } from "../schemas.js";
@@ -39,17 +39,17 @@ export const WRITE_ERRORS: Record<number, ResponseSpec> = {
 };
 
 /**
- * Checks `If-Match` before a write. The store checks the revision only for writes that change
- * something; HTTP promises a 412 for any stale precondition, no-op or not.
+ * The path root → `leafId` (default: the session's leaf, whose path is empty while it is null) with
+ * the revision it was read at, for the answers about one branch (the branch, its context).
  */
-export async function checkIfMatch(
+export async function readPathAt(
   services: ServerServices,
   owner: string,
   sessionId: string,
-  ifMatch: number | undefined,
-  includeDeleted = false,
-): Promise<void> {
-  if (ifMatch === undefined) return;
-  const { revision } = await services.store.getSummary(owner, sessionId, { includeDeleted });
-  if (revision !== ifMatch) throw new ConflictError("The session changed since the revision named", revision);
+  leafId: string | undefined,
+): Promise<{ leafId: string | null; path: SessionEntry[]; revision: number }> {
+  const summary = await services.store.getSummary(owner, sessionId);
+  const at = leafId ?? summary.leafId;
+  const path = at === null ? [] : await services.store.readBranch(owner, sessionId, at);
+  return { leafId: at, path, revision: summary.revision };
 }

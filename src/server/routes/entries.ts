@@ -9,7 +9,7 @@ import {
   SessionParams,
 } from "../schemas.js";
 import { appendDrafts } from "./append.js";
-import { SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+import { readPathAt, SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
 
 const tag = "entries";
 
@@ -57,11 +57,8 @@ export const readBranch = defineRoute({
   query: LeafQuery,
   responses: { 200: { description: "The path", schema: BranchResult }, ...SESSION_ERRORS },
   async handle({ params, query, principal, services }) {
-    const summary = await services.store.getSummary(principal.userId, params.id);
-    const leafId = query.leafId ?? summary.leafId;
-    const entries =
-      leafId === null ? [] : await services.store.readBranch(principal.userId, params.id, leafId);
-    return { body: { leafId, entries }, revision: summary.revision };
+    const { leafId, path, revision } = await readPathAt(services, principal.userId, params.id, query.leafId);
+    return { body: { leafId, entries: path }, revision };
   },
 });
 

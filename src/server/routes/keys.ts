@@ -7,7 +7,7 @@ import { AUTH_ERRORS, SESSION_ERRORS } from "./common.js";
 
 const tag = "account";
 
-export function keyInfo(row: ApiKeyRow) {
+function keyInfo(row: ApiKeyRow) {
   return { id: row.id, name: row.name, createdAt: row.createdAt, revokedAt: row.revokedAt };
 }
 

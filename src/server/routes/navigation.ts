@@ -1,3 +1,4 @@
+import type { WriteResult as StoreWriteResult } from "../../store/store.js";
 import { defineRoute } from "../http/route.js";
 import {
   AppendResult,
@@ -8,10 +9,26 @@ import {
   SetLeafBody,
   WriteResult,
 } from "../schemas.js";
+import type { ServerServices } from "../services.js";
 import { appendDrafts } from "./append.js";
-import { checkIfMatch, SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+import { SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+import { writeSession } from "./session-write.js";
+import { treeOf } from "./tree-view.js";
 
 const tag = "navigation";
+
+/** Moves the leaf to `leafId` (null: before the root) under the session's write rules. */
+function moveLeaf(
+  services: ServerServices,
+  owner: string,
+  sessionId: string,
+  leafId: string | null,
+  ifMatch: number | undefined,
+): Promise<StoreWriteResult> {
+  return writeSession(services, { owner, sessionId, ifMatch }, (write) =>
+    services.store.setLeaf(owner, sessionId, leafId, write),
+  );
+}
 
 export const setLeaf = defineRoute({
   method: "put",
@@ -25,15 +42,7 @@ export const setLeaf = defineRoute({
   idempotent: true,
   responses: { 200: { description: "Moved", schema: WriteResult }, ...WRITE_ERRORS },
   async handle({ params, body, principal, ifMatch, services }) {
-    const owner = principal.userId;
-    const result = await services.queue.run(owner, params.id, async () => {
-      await checkIfMatch(services, owner, params.id, ifMatch);
-      const moved = await services.store.setLeaf(owner, params.id, body.leafId, {
-        expectedRevision: ifMatch,
-      });
-      services.leaves.remember(owner, params.id, moved);
-      return moved;
-    });
+    const result = await moveLeaf(services, principal.userId, params.id, body.leafId, ifMatch);
     return { body: result, revision: result.revision };
   },
 });
@@ -52,14 +61,7 @@ export const branchSession = defineRoute({
   async handle({ params, body, principal, ifMatch, services }) {
     const owner = principal.userId;
     if (body.summary === undefined) {
-      const moved = await services.queue.run(owner, params.id, async () => {
-        await checkIfMatch(services, owner, params.id, ifMatch);
-        const result = await services.store.setLeaf(owner, params.id, body.fromId, {
-          expectedRevision: ifMatch,
-        });
-        services.leaves.remember(owner, params.id, result);
-        return result;
-      });
+      const moved = await moveLeaf(services, owner, params.id, body.fromId, ifMatch);
       return { body: { ...moved, appended: [], skipped: [] }, revision: moved.revision };
     }
     const draft = {
@@ -85,12 +87,7 @@ export const getLabels = defineRoute({
   responses: { 200: { description: "Labels", schema: LabelsResult }, ...SESSION_ERRORS },
   async handle({ params, principal, services }) {
     const session = await services.store.loadSession(principal.userId, params.id);
-    const labels: Record<string, string> = {};
-    for (const entry of session.entries) {
-      if (entry.type !== "label") continue;
-      if (entry.label) labels[entry.targetId] = entry.label;
-      else delete labels[entry.targetId];
-    }
+    const labels = Object.fromEntries(treeOf(session.entries).getLabels());
     return { body: { labels }, revision: session.summary.revision };
   },
 });

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { defineRoute } from "../http/route.js";
+import type { Principal } from "../auth/principal.js";
+import { defineRoute, type Reply } from "../http/route.js";
 import {
   CreateSessionBody,
   ListQuery,
@@ -9,16 +10,11 @@ import {
   SessionSummary,
   WriteResult,
 } from "../schemas.js";
+import type { ServerServices } from "../services.js";
 import { appendDrafts } from "./append.js";
-import {
-  AUTH_ERRORS,
-  checkIfMatch,
-  publicSummary,
-  SESSION_ERRORS,
-  summaryReply,
-  WRITE_ERRORS,
-} from "./common.js";
+import { AUTH_ERRORS, publicSummary, SESSION_ERRORS, summaryReply, WRITE_ERRORS } from "./common.js";
 import { auditDeletion } from "./deletions.js";
+import { writeSession } from "./session-write.js";
 
 const tag = "sessions";
 
@@ -88,6 +84,25 @@ export const renameSession = defineRoute({
   },
 });
 
+/** Soft delete or restore: a conditional write (a restore finds its session in the trash), audited. */
+async function moveToOrFromTrash(
+  services: ServerServices,
+  principal: Principal,
+  sessionId: string,
+  ifMatch: number | undefined,
+  action: "delete" | "restore",
+): Promise<Reply> {
+  const owner = principal.userId;
+  const target = { owner, sessionId, ifMatch, includeDeleted: action === "restore" };
+  const result = await writeSession(services, target, (write) =>
+    action === "restore"
+      ? services.store.restoreSession(owner, sessionId, write)
+      : services.store.deleteSession(owner, sessionId, write),
+  );
+  await auditDeletion(services, principal, sessionId, action);
+  return { body: result, revision: result.revision };
+}
+
 export const deleteSession = defineRoute({
   method: "delete",
   path: "/v1/sessions/:id",
@@ -98,17 +113,8 @@ export const deleteSession = defineRoute({
   conditional: true,
   idempotent: true,
   responses: { 200: { description: "Deleted", schema: WriteResult }, ...WRITE_ERRORS },
-  async handle({ params, principal, ifMatch, services }) {
-    const owner = principal.userId;
-    const result = await services.queue.run(owner, params.id, async () => {
-      await checkIfMatch(services, owner, params.id, ifMatch);
-      const done = await services.store.deleteSession(owner, params.id, { expectedRevision: ifMatch });
-      services.leaves.forget(owner, params.id);
-      return done;
-    });
-    await auditDeletion(services, principal, params.id, "delete");
-    return { body: result, revision: result.revision };
-  },
+  handle: ({ params, principal, ifMatch, services }) =>
+    moveToOrFromTrash(services, principal, params.id, ifMatch, "delete"),
 });
 
 export const restoreSession = defineRoute({
@@ -121,17 +127,8 @@ export const restoreSession = defineRoute({
   conditional: true,
   idempotent: true,
   responses: { 200: { description: "Restored", schema: WriteResult }, ...WRITE_ERRORS },
-  async handle({ params, principal, ifMatch, services }) {
-    const owner = principal.userId;
-    const result = await services.queue.run(owner, params.id, async () => {
-      await checkIfMatch(services, owner, params.id, ifMatch, true);
-      const done = await services.store.restoreSession(owner, params.id, { expectedRevision: ifMatch });
-      services.leaves.forget(owner, params.id);
-      return done;
-    });
-    await auditDeletion(services, principal, params.id, "restore");
-    return { body: result, revision: result.revision };
-  },
+  handle: ({ params, principal, ifMatch, services }) =>
+    moveToOrFromTrash(services, principal, params.id, ifMatch, "restore"),
 });
 
 export const purgeSession = defineRoute({
@@ -144,10 +141,8 @@ export const purgeSession = defineRoute({
   responses: { 204: { description: "Purged" }, ...SESSION_ERRORS },
   async handle({ params, principal, services }) {
     const owner = principal.userId;
-    await services.queue.run(owner, params.id, async () => {
-      services.leaves.forget(owner, params.id);
-      await services.store.purgeSession(owner, params.id);
-    });
+    const target = { owner, sessionId: params.id, ifMatch: undefined };
+    await writeSession(services, target, () => services.store.purgeSession(owner, params.id));
     await auditDeletion(services, principal, params.id, "purge");
     return { status: 204, body: null };
   },

@@ -1,0 +1,17 @@
+import { HttpError } from "./http-error.js";
+
+/** Revisions travel as strong ETags: `"7"`. */
+export function formatEtag(revision: number): string {
+  return `"${revision}"`;
+}
+
+/**
+ * Reads `If-Match`: `"7"`, `W/"7"` or `7` name revision 7; `*` or no header means "any".
+ * Anything else is a 400, so a typo never turns into an unconditional write.
+ */
+export function parseIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === "*") return undefined;
+  const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
+  if (!match?.[1]) throw new HttpError(400, "invalid_request", 'If-Match must name a revision, e.g. "7"');
+  return Number(match[1]);
+}
