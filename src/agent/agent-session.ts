@@ -1,4 +1,4 @@
-import { type ProjectedContext, projectContext } from "../core/context.js";
+import type { ProjectedContext } from "../core/context.js";
 import type { EntryDraft, SessionEntry } from "../core/entry.js";
 import { NotFoundError, ValidationError } from "../core/errors.js";
 import type {
@@ -9,7 +9,8 @@ import type {
   UserMessage,
 } from "../core/messages.js";
 import type { SessionBackend } from "./backend/backend.js";
-import { SessionManagerBackend, type SessionManagerLike } from "./backend/session-manager-backend.js";
+import { SessionManagerBackend } from "./backend/session-manager-backend.js";
+import type { SessionManagerLike } from "./backend/session-manager-like.js";
 import { compactionDraft, leavingMessages } from "./compaction/compact.js";
 import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./compaction/prepare.js";
 import { summarize } from "./compaction/summarize.js";
@@ -94,19 +95,20 @@ export class AgentSession {
   }
 
   private async restore(): Promise<void> {
-    const path = await this.backend.path();
-    this.adopt(projectContext(path));
+    this.adopt(await this.backend.context());
     if (this.options.repairInterruptedTurn === false) return;
     // Only a tip can be a turn a crash cut short; a leaf with children is a deliberate rewind.
     const leaf = this.backend.leafId();
     if (leaf !== null && this.backend.hasChildren(leaf)) return;
+    const path = await this.backend.path();
     const missing: AppendableMessage[] = interruptedResults(path);
     const provider = this.providerFor(this.model.provider, false);
     const reply = interruptedReply(path, this.model, provider?.api ?? "unknown");
     if (reply) missing.push(reply);
     let anchor = leaf;
     for (const message of missing) {
-      anchor = await this.queue.run(() => this.backend.appendUnder(anchor, { type: "message", message }));
+      const draft = { type: "message", message } as const;
+      anchor = (await this.queue.run(() => this.backend.appendUnder(anchor, draft))).id;
     }
   }
 
@@ -132,10 +134,22 @@ export class AgentSession {
     return this.running !== undefined;
   }
 
-  /** The projection of the current leaf (or of the running turn's branch). */
+  /** The projection of the current leaf (or of the running turn's branch), the caller's to change. */
   async context(): Promise<ProjectedContext> {
+    const kept = await this.keptContext();
+    return {
+      ...kept,
+      messages: [...kept.messages],
+      extensionState: { ...kept.extensionState },
+      messageEntryIds: [...kept.messageEntryIds],
+      warnings: [...kept.warnings],
+    };
+  }
+
+  /** `context()` as the backend keeps it between writes, shared with every model call: never changed. */
+  private async keptContext(): Promise<ProjectedContext> {
     await this.queue.drain();
-    return projectContext(await this.backend.path(this.running ? this.running.anchor : undefined));
+    return this.backend.context(this.running ? this.running.anchor : undefined);
   }
 
   async setModel(provider: string, modelId: string): Promise<void> {
@@ -185,7 +199,7 @@ export class AgentSession {
         maxTurns: this.options.maxTurns,
       };
       const hooks = {
-        context: async () => (await this.context()).messages,
+        context: async () => (await this.keptContext()).messages,
         emit: (e: AgentEvent) => this.onEvent(e),
       };
       return await runLoop(config, hooks, prompt, signal);
@@ -210,7 +224,7 @@ export class AgentSession {
   private async write(draft: EntryDraft): Promise<string> {
     return this.queue.run(async () => {
       const parent = this.running ? this.running.anchor : this.backend.leafId();
-      const id = await this.backend.appendUnder(parent, draft);
+      const { id } = await this.backend.appendUnder(parent, draft);
       if (this.running) this.running.anchor = id;
       return id;
     });
@@ -265,7 +279,7 @@ export class AgentSession {
     } else {
       await this.queue.run(() => this.backend.moveLeaf(targetId));
     }
-    this.adopt(projectContext(await this.backend.path()));
+    this.adopt(await this.backend.context());
   }
 
   /** Takes model, thinking level and extension state from a projection of the current path. */
@@ -278,7 +292,7 @@ export class AgentSession {
   private async maybeAutoCompact(): Promise<void> {
     const window = this.options.contextWindow;
     if (!window) return;
-    const tokens = estimateContextTokens((await this.context()).messages);
+    const tokens = estimateContextTokens((await this.keptContext()).messages);
     if (tokens > window - this.compactionSettings().reserveTokens) await this.compact();
   }
 

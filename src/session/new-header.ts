@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/entry.js";
-import { newSessionId, nowIso } from "../core/ids.js";
+import { nowIso } from "../core/ids.js";
+import { newSessionId } from "../core/session-id.js";
 import { defaultRoot } from "../file/paths.js";
 
 export interface NewSessionOptions {

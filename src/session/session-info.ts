@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import { messageText } from "../core/messages.js";
 import { readSessionFile } from "../file/read-file.js";
+import { foldListingFields } from "../format/summary-fields.js";
 
 /** One line of a session listing, with pi's fields. */
 export interface SessionInfo {
@@ -36,19 +37,28 @@ export function emptySummary(): SummaryState {
 
 /** Folds more entries (in file order) into `state`, as pi's listing reads them. */
 export function addToSummary(state: SummaryState, entries: Iterable<SessionEntry>): SummaryState {
-  for (const entry of entries) {
-    if (entry.type === "session_info") state.name = entry.name?.trim() || undefined;
+  const list = Array.isArray(entries) ? (entries as readonly SessionEntry[]) : [...entries];
+  Object.assign(state, foldListingFields(state, list, firstUserText));
+  // What only pi's listing shows: the last activity, and every user and assistant text (search).
+  for (const entry of list) {
     if (entry.type !== "message") continue;
-    state.messageCount++;
     const message = entry.message as { role: string; content?: unknown; timestamp?: unknown };
-    if ((message.role !== "user" && message.role !== "assistant") || !("content" in message)) continue;
+    if (!isListedRole(message)) continue;
     state.lastActivity = Math.max(state.lastActivity ?? 0, activityTime(message.timestamp, entry.timestamp));
     const text = messageText(message);
-    if (!text) continue;
-    state.texts.push(text);
-    if (!state.firstMessage && message.role === "user") state.firstMessage = text;
+    if (text) state.texts.push(text);
   }
   return state;
+}
+
+/** pi lists the text of user and assistant messages that have content. */
+function isListedRole(message: { role: string }): boolean {
+  return (message.role === "user" || message.role === "assistant") && "content" in message;
+}
+
+/** pi's first message: the first user message with text, as the text search sees it. */
+function firstUserText(message: { role: string; content?: unknown }): string {
+  return message.role === "user" && isListedRole(message) ? messageText(message) : "";
 }
 
 /** The listing line from a header and a folded summary. */

@@ -3,48 +3,24 @@ import { join, resolve } from "node:path";
 import type { ProjectedContext } from "../core/context.js";
 import { projectContext } from "../core/context.js";
 import type { EntryDraft, SessionEntry, SessionHeader } from "../core/entry.js";
-import { CorruptSessionError, isSessionTreeError, NotFoundError, SessionTreeError } from "../core/errors.js";
+import { NotFoundError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
 import type { AppendableMessage, ImageContent, TextContent } from "../core/messages.js";
-import { SessionTree, type SessionTreeNode } from "../core/tree.js";
-import { WriterLease } from "../file/lease.js";
+import type { SessionTree, SessionTreeNode } from "../core/tree.js";
 import { candidateDirsFor, sessionDirFor, sessionFileName, sessionsDir } from "../file/paths.js";
-import { replaceKeepingBackup } from "../file/rewrite.js";
-import {
-  type Durability,
-  type LockingMode,
-  SessionFile,
-  type SessionFileOptions,
-} from "../file/session-file.js";
-import { encodeSession } from "../format/jsonl/encode.js";
+import { SessionFile } from "../file/session-file.js";
+import type { SessionBacking, WholeBacking } from "./backing/backing.js";
+import { type BackingSource, fileSource, memorySource } from "./backing/backing-source.js";
 import { extractBranch } from "./extract-branch.js";
-import { IndexedResume } from "./indexed-resume.js";
 import { listSessions, type SessionListProgress } from "./list.js";
 import { findMostRecentSession } from "./locate.js";
 import type { NewSessionOptions } from "./new-header.js";
 import { newHeader, rootOf } from "./new-header.js";
 import type { SessionInfo } from "./session-info.js";
+import type { SessionManagerOptions } from "./session-manager-options.js";
 
-/** What sessiontree adds to pi's constructors; every field is optional. */
-export interface SessionManagerOptions {
-  /** Sessions root used when no session directory is given. @default env SESSIONTREE_ROOT or ~/.sessiontree */
-  root?: string;
-  /** @default "os" */
-  durability?: Durability;
-  /**
-   * How long an append holds the file's lock (see `LockingMode`): `"normal"` for each append, so
-   * any number of processes may write; `"exclusive"` from the first append until `close()`, which
-   * makes an append about one `write` while writers in other processes wait.
-   * @default "normal"
-   */
-  locking?: LockingMode;
-  /**
-   * Take the session's writer lease (for an agent that owns the session). When a live process
-   * holds it: `"fail"` throws `LeaseHeldError`, `"read-only"` opens the session read-only.
-   * @default undefined (no lease: several writers may append, serialized by the file lock)
-   */
-  lease?: "fail" | "read-only";
-}
+export type { NewSessionOptions } from "./new-header.js";
+export type { SessionManagerOptions } from "./session-manager-options.js";
 
 /**
  * A drop-in for pi's `SessionManager`: the same static constructors and methods, synchronous, so
@@ -59,29 +35,22 @@ export interface SessionManagerOptions {
  * sm.branch(id);
  * sm.buildSessionContext().messages;
  */
-export type { NewSessionOptions } from "./new-header.js";
-
 export class SessionManager {
-  private header!: SessionHeader;
-  private sessionFile: string | undefined;
-  private file: SessionFile | null = null;
   /**
-   * An opened session whose leaf and context came from the sidecar index: the whole file is read
-   * only when something needs more (any other read, or a write that is not a plain extension of
-   * the path). See `loadedFile`.
+   * The session and how it is kept: in memory, in a file read whole, or in a file opened through
+   * its sidecar index (replaced by a whole read when a call needs more, see `loaded`).
    */
-  private resumed: IndexedResume | null = null;
-  private memoryTree = new SessionTree();
-  private lease: WriterLease | null = null;
-  private readOnly = false;
+  private backing!: SessionBacking;
+  private readonly source: BackingSource;
 
   private constructor(
     private cwd: string,
     private readonly sessionDir: string,
     sessionFile: string | undefined,
     private readonly persist: boolean,
-    private readonly options: SessionManagerOptions = {},
+    options: SessionManagerOptions = {},
   ) {
+    this.source = persist ? fileSource(sessionDir, options) : memorySource;
     if (sessionFile) this.setSessionFile(sessionFile);
     else this.newSession();
   }
@@ -90,13 +59,7 @@ export class SessionManager {
 
   /** A new session of `cwd`; nothing is written until the first append. */
   static create(cwd: string, sessionDir?: string, options: SessionManagerOptions = {}): SessionManager {
-    return new SessionManager(
-      cwd,
-      sessionDir ?? sessionDirFor(rootOf(options), cwd),
-      undefined,
-      true,
-      options,
-    );
+    return new SessionManager(cwd, sessionDir ?? folderOf(cwd, options), undefined, true, options);
   }
 
   /** Opens a session file (a missing path starts a new session there, as in pi). */
@@ -108,7 +71,7 @@ export class SessionManager {
   ): SessionManager {
     const dir = sessionDir ?? resolve(path, "..");
     const manager = new SessionManager(cwdOverride ?? process.cwd(), dir, path, true, options);
-    if (!cwdOverride && manager.header.cwd) manager.cwd = manager.header.cwd;
+    if (!cwdOverride && manager.backing.header.cwd) manager.cwd = manager.backing.header.cwd;
     return manager;
   }
 
@@ -120,8 +83,7 @@ export class SessionManager {
   ): SessionManager {
     const dirs = sessionDir ? [sessionDir] : candidateDirsFor(rootOf(options), cwd);
     const recent = findMostRecentSession(dirs, sessionDir ? undefined : cwd);
-    const dir = sessionDir ?? sessionDirFor(rootOf(options), cwd);
-    return new SessionManager(cwd, dir, recent ?? undefined, true, options);
+    return new SessionManager(cwd, sessionDir ?? folderOf(cwd, options), recent ?? undefined, true, options);
   }
 
   /** A session kept in memory only, with the same interface. */
@@ -136,11 +98,11 @@ export class SessionManager {
     sessionDir?: string,
     options: SessionManagerOptions = {},
   ): SessionManager {
-    const source = SessionFile.open(sourcePath);
-    const dir = sessionDir ?? sessionDirFor(rootOf(options), targetCwd);
+    const entries = SessionFile.open(sourcePath).tree.getStoredEntries();
+    const dir = sessionDir ?? folderOf(targetCwd, options);
     const header = newHeader(targetCwd, { parentSession: sourcePath });
     const path = join(dir, sessionFileName(header.timestamp, header.id));
-    SessionFile.create(path, header, source.tree.getStoredEntries(), options).close();
+    SessionFile.create(path, header, entries, options).close();
     return new SessionManager(targetCwd, dir, path, true, options);
   }
 
@@ -171,31 +133,16 @@ export class SessionManager {
     const size = existsSync(path) ? statSync(path).size : 0;
     if (size === 0) {
       // Nothing to lose: start a new session that will be written at this path.
-      this.newSession();
-      this.sessionFile = path;
+      this.startNew(newHeader(this.cwd, {}), path);
       return;
     }
-    this.releaseFile();
-    this.sessionFile = path;
-    this.resumed = IndexedResume.open(path, size, this.fileOptions());
-    if (this.resumed) {
-      this.header = this.resumed.header;
-    } else {
-      this.file = SessionFile.open(path, this.fileOptions());
-      this.header = this.file.header;
-    }
-    this.takeLease(path);
+    this.replaceBacking(() => this.source.open(path, size));
   }
 
   /** Starts a new, empty session (written on its first append). Returns its file path. */
   newSession(options: NewSessionOptions = {}): string | undefined {
-    this.releaseFile();
-    this.memoryTree = new SessionTree();
-    this.header = newHeader(this.cwd, options);
-    this.sessionFile = this.persist
-      ? join(this.sessionDir, sessionFileName(this.header.timestamp, this.header.id))
-      : undefined;
-    return this.sessionFile;
+    this.startNew(newHeader(this.cwd, options));
+    return this.backing.path;
   }
 
   isPersisted(): boolean {
@@ -208,27 +155,27 @@ export class SessionManager {
     return this.sessionDir;
   }
   getSessionId(): string {
-    return this.header.id;
+    return this.backing.header.id;
   }
   getSessionFile(): string | undefined {
-    return this.sessionFile;
+    return this.backing.path;
   }
   getHeader(): SessionHeader | null {
-    return this.header;
+    return this.backing.header;
   }
 
   // ---- appends ----
 
   appendMessage(message: AppendableMessage): string {
-    return this.append({ type: "message", message });
+    return this.appendDraft({ type: "message", message }).id;
   }
 
   appendThinkingLevelChange(thinkingLevel: string): string {
-    return this.append({ type: "thinking_level_change", thinkingLevel });
+    return this.appendDraft({ type: "thinking_level_change", thinkingLevel }).id;
   }
 
   appendModelChange(provider: string, modelId: string): string {
-    return this.append({ type: "model_change", provider, modelId });
+    return this.appendDraft({ type: "model_change", provider, modelId }).id;
   }
 
   appendCompaction<T = unknown>(
@@ -238,15 +185,16 @@ export class SessionManager {
     details?: T,
     fromHook?: boolean,
   ): string {
-    return this.append({ type: "compaction", summary, firstKeptEntryId, tokensBefore, details, fromHook });
+    const draft = { type: "compaction", summary, firstKeptEntryId, tokensBefore, details, fromHook } as const;
+    return this.appendDraft(draft).id;
   }
 
   appendCustomEntry(customType: string, data?: unknown): string {
-    return this.append({ type: "custom", customType, data });
+    return this.appendDraft({ type: "custom", customType, data }).id;
   }
 
   appendSessionInfo(name: string): string {
-    return this.append({ type: "session_info", name: name.trim() });
+    return this.appendDraft({ type: "session_info", name: name.trim() }).id;
   }
 
   appendCustomMessageEntry<T = unknown>(
@@ -255,30 +203,41 @@ export class SessionManager {
     display: boolean,
     details?: T,
   ): string {
-    return this.append({ type: "custom_message", customType, content, display, details });
+    return this.appendDraft({ type: "custom_message", customType, content, display, details }).id;
   }
 
   /** Sets a label on an entry (empty or undefined clears it). */
   appendLabelChange(targetId: string, label: string | undefined): string {
-    this.tree.requireEntry(targetId);
-    return this.append({ type: "label", targetId, label });
+    return this.appendDraft({ type: "label", targetId, label }).id;
+  }
+
+  /**
+   * Appends an entry of any type, given without id, parent and timestamp (which are filled in),
+   * as the leaf's child, and returns it as stored. The `appendX` methods above all come here; an
+   * agent with a ready-made draft calls it directly. A label's target must exist.
+   */
+  appendDraft(draft: EntryDraft): SessionEntry {
+    if (draft.type === "label") this.tree.requireEntry(draft.targetId);
+    return this.backing.append(draft) ?? this.loaded().append(draft);
   }
 
   // ---- navigation ----
 
   /** Moves the leaf to an entry; the next append starts a branch there. Survives a restart. */
   branch(branchFromId: string): void {
-    this.tree.requireEntry(branchFromId);
-    if (this.tree.getLeafId() === branchFromId) return;
-    this.tree.branch(branchFromId);
-    this.persistLeaf();
+    const whole = this.loaded();
+    whole.tree.requireEntry(branchFromId);
+    if (whole.tree.getLeafId() === branchFromId) return;
+    whole.tree.branch(branchFromId);
+    whole.persistLeaf();
   }
 
   /** Moves the leaf before the first entry: the next append makes a new root. */
   resetLeaf(): void {
-    if (this.tree.getLeafId() === null) return;
-    this.tree.resetLeaf();
-    this.persistLeaf();
+    const whole = this.loaded();
+    if (whole.tree.getLeafId() === null) return;
+    whole.tree.resetLeaf();
+    whole.persistLeaf();
   }
 
   /** Like `branch`, and appends a summary of the branch left behind. */
@@ -288,11 +247,9 @@ export class SessionManager {
     details?: unknown,
     fromHook?: boolean,
   ): string {
-    if (branchFromId !== null) this.tree.requireEntry(branchFromId);
-    if (!this.persist) return this.tree.branchWithSummary(branchFromId, summary, details, fromHook).id;
-    const [entry] = this.writable().write((tree) => [
-      tree.branchWithSummary(branchFromId, summary, details, fromHook),
-    ]);
+    const whole = this.loaded();
+    if (branchFromId !== null) whole.tree.requireEntry(branchFromId);
+    const [entry] = whole.write((tree) => [tree.branchWithSummary(branchFromId, summary, details, fromHook)]);
     return (entry as SessionEntry).id;
   }
 
@@ -304,28 +261,20 @@ export class SessionManager {
     const path = this.getBranch(leafId);
     if (path.length === 0)
       throw new NotFoundError("entry_not_found", `Entry ${leafId} not found`, { details: { id: leafId } });
-    const previousFile = this.sessionFile;
+    const previousFile = this.backing.path;
     const entries = extractBranch(this.tree, path);
-    this.header = newHeader(this.cwd, { parentSession: this.persist ? previousFile : undefined });
-    this.releaseFile();
-    if (!this.persist) {
-      this.memoryTree = new SessionTree();
-      for (const entry of entries) this.memoryTree.load(entry);
-      return undefined;
-    }
-    this.sessionFile = join(this.sessionDir, sessionFileName(this.header.timestamp, this.header.id));
-    this.file = SessionFile.create(this.sessionFile, this.header, entries, this.fileOptions());
-    return this.sessionFile;
+    const header = newHeader(this.cwd, { parentSession: this.persist ? previousFile : undefined });
+    this.replaceBacking(() => this.source.holding(header, entries, previousFile));
+    return this.persist ? this.backing.path : undefined;
   }
 
   // ---- reads ----
 
   getLeafId(): string | null {
-    if (this.resumed) return this.resumed.leafId;
-    return this.tree.getLeafId();
+    return this.backing.leafId();
   }
   getLeafEntry(): SessionEntry | undefined {
-    return this.resumed?.leafEntry() ?? this.tree.getLeafEntry();
+    return this.backing.leafEntry();
   }
   getEntry(id: string): SessionEntry | undefined {
     return this.tree.getEntry(id);
@@ -351,8 +300,7 @@ export class SessionManager {
 
   /** The model's context at the leaf: pi's fields, plus extension state and warnings. */
   buildSessionContext(): ProjectedContext {
-    if (this.resumed) return this.resumed.context();
-    return projectContext(this.tree.getBranchSlots());
+    return this.backing.context();
   }
 
   /** The context as it would be with the leaf at `entryId`. */
@@ -362,18 +310,17 @@ export class SessionManager {
 
   /** Problems met reading the file (line numbers, offsets) and in the tree's structure. */
   getIssues(): SessionIssue[] {
-    const file = this.loadedFile();
-    return file ? file.getIssues() : this.memoryTree.getIssues();
+    return this.loaded().issues();
   }
 
   /** Reads entries other processes appended since this manager last looked. */
   refresh(): void {
-    this.file?.refresh();
+    this.backing.refresh();
   }
 
   /** Whether appends are refused because another live process holds the writer lease. */
   isReadOnly(): boolean {
-    return this.readOnly;
+    return this.backing.readOnly();
   }
 
   /**
@@ -381,126 +328,38 @@ export class SessionManager {
    * readable; a later append reopens the file (and takes the lease again if one was asked for).
    */
   close(): void {
-    this.resumed?.close();
-    this.file?.close();
-    this.lease?.release();
-    this.lease = null;
-  }
-
-  private releaseFile(): void {
-    this.resumed?.close();
-    this.resumed = null;
-    this.file?.close();
-    this.file = null;
-    this.lease?.release();
-    this.lease = null;
-    this.readOnly = false;
-  }
-
-  private takeLease(path: string): void {
-    if (!this.options.lease) return;
-    try {
-      this.lease = WriterLease.acquire(path);
-    } catch (error) {
-      if (this.options.lease !== "read-only" || !isSessionTreeError(error, "lease_held")) throw error;
-      this.readOnly = true;
-    }
+    this.backing.close();
   }
 
   /** The tree index itself, for callers that need more than pi's API. */
   get tree(): SessionTree {
-    const file = this.loadedFile();
-    return file ? file.tree : this.memoryTree;
+    return this.loaded().tree;
   }
 
   /**
-   * The session file with its whole tree. After a resume through the index, this is where the file
-   * is read, keeping the resumed leaf (lines others appended meanwhile join without moving it, as
-   * a catch-up before a write does).
+   * The session with its whole tree. After a resume through the index this is where the file is
+   * read, keeping the resumed leaf; from then on the manager follows the whole read.
    */
-  private loadedFile(): SessionFile | null {
-    const resumed = this.resumed;
-    if (resumed === null) return this.file;
-    // Opened before anything is let go: if the read fails, the resumed session is still there.
-    const file = SessionFile.open(this.sessionFile as string, this.fileOptions());
-    resumed.close();
-    this.resumed = null;
-    this.file = file;
-    this.header = file.header;
-    file.tree.restoreLeaf(resumed.leafId);
-    return file;
+  private loaded(): WholeBacking {
+    const whole = this.backing.whole();
+    this.backing = whole;
+    return whole;
   }
 
-  // ---- writing ----
-
-  private append(draft: EntryDraft): string {
-    if (!this.persist) return this.memoryTree.append(draft).id;
-    const extended = this.canWrite() ? this.resumed?.tryAppend(draft) : null;
-    if (extended) return extended.id;
-    const [entry] = this.writable().write((tree) => [tree.append(draft)]);
-    return (entry as SessionEntry).id;
+  /** A new, empty session, at `path` when given. */
+  private startNew(header: SessionHeader, path?: string): void {
+    this.replaceBacking(() => this.source.fresh(header, path));
   }
 
-  /**
-   * Whether an append may go straight to the resumed session: not refused (lease held elsewhere),
-   * and no lease to take again first (`writable` does that, reading the whole file).
-   */
-  private canWrite(): boolean {
-    return !this.readOnly && !(this.options.lease && !this.lease);
+  /** Lets go of the current session's file and lease, then opens the next one. */
+  private replaceBacking(open: () => SessionBacking): void {
+    // Undefined only while the constructor picks the first one.
+    (this.backing as SessionBacking | undefined)?.close();
+    this.backing = open();
   }
+}
 
-  private fileOptions(): SessionFileOptions {
-    return { durability: this.options.durability, locking: this.options.locking };
-  }
-
-  /** A leaf move is written as a hidden marker, so the next open lands on the same leaf. */
-  private persistLeaf(): void {
-    if (!this.persist || !this.loadedFile()) return;
-    const leaf = this.tree.getLeafId();
-    this.writable().write((tree) => {
-      if (leaf === null) tree.resetLeaf();
-      else tree.branch(leaf);
-      return [tree.markLeaf()];
-    });
-  }
-
-  /** The file to append to: created with its header on the first write; migrated files rewritten first. */
-  private writable(): SessionFile {
-    if (this.readOnly) {
-      throw new SessionTreeError(
-        "read_only",
-        `Session ${this.header.id} is owned by another process (writer lease)`,
-      );
-    }
-    const path = this.sessionFile as string;
-    const file = this.loadedFile();
-    if (!file) {
-      this.file = SessionFile.create(path, this.header, [], this.fileOptions());
-      this.takeLease(path);
-      return this.file;
-    }
-    if (this.options.lease && !this.lease) {
-      // Closed and written again: the lease was given up with the handle.
-      this.takeLease(path);
-      if (this.readOnly) return this.writable();
-    }
-    if (file.migratedFrom !== null) this.writeBackMigrated(file);
-    return this.file as SessionFile;
-  }
-
-  /**
-   * Appending v3 lines to an older file would make it unreadable to pi, so the migrated session is
-   * first written as v3, atomically, with the original kept as `<file>.v<N>.bak`.
-   */
-  private writeBackMigrated(file: SessionFile): void {
-    const leaf = file.tree.getLeafId();
-    const content = encodeSession(file.header, file.tree.getStoredEntries());
-    replaceKeepingBackup(file.path, content, `v${file.migratedFrom}.bak`);
-    file.close();
-    this.file = SessionFile.open(file.path, this.fileOptions());
-    if (this.file.migratedFrom !== null)
-      throw new CorruptSessionError("invalid_header", `Migration of ${file.path} did not stick`);
-    this.file.tree.restoreLeaf(leaf);
-    this.header = this.file.header;
-  }
+/** The session folder of `cwd` under the root the options name. */
+function folderOf(cwd: string, options: SessionManagerOptions): string {
+  return sessionDirFor(rootOf(options), cwd);
 }

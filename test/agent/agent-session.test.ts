@@ -1,21 +1,35 @@
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { Type } from "@sinclair/typebox";
+import type { SessionBackend } from "../../src/agent/backend/backend.js";
+import { SessionManagerBackend } from "../../src/agent/backend/session-manager-backend.js";
+import type { SessionManagerLike } from "../../src/agent/backend/session-manager-like.js";
 import {
   type AgentEvent,
   AgentSession,
   defineTool,
   type Provider,
   type ProviderEvent,
+  type ProviderRequest,
   ScriptedProvider,
   StoreBackend,
   usageOf,
 } from "../../src/agent/index.js";
+import { projectContext } from "../../src/core/context.js";
 import type { SessionEntry } from "../../src/core/entry.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
+import { IndexedBacking } from "../../src/session/backing/indexed-backing.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { MemoryStore } from "../../src/store/memory/index.js";
+import { CheckedBackend, countCalls, RecordingProvider, sameJson } from "./fixtures/context-check.js";
 import { testTools } from "./fixtures/tools.js";
+
+const dir = mkdtempSync(join(tmpdir(), "sessiontree-agent-session-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 const roles = (path: SessionEntry[]) => path.map((e) => (e.type === "message" ? e.message.role : e.type));
 
@@ -223,4 +237,120 @@ describe("AgentSession resume", () => {
     const context = await again.context();
     assert.equal(context.messages.length, 4);
   });
+});
+
+/**
+ * Projections expected in the scenario: at open, and after the compaction, the leaf move, the
+ * branch summary (a leaf move too) and the change behind the agent's back; none after the
+ * agent's own appends, however many model calls follow them.
+ */
+const EXPECTED_PROJECTIONS = 5;
+
+interface Setup {
+  backend: SessionBackend;
+  /** Something a user does to the session behind the agent's back (appends, moves the leaf). */
+  external?: () => void;
+}
+
+async function runScenario({ backend, external }: Setup): Promise<CheckedBackend> {
+  const checked = new CheckedBackend(backend);
+  const provider = new RecordingProvider();
+  const agent = await AgentSession.open({ session: checked, providers: [provider], tools: testTools() });
+  let requests = 0;
+  agent.subscribe(async (event) => {
+    if (event.type !== "request") return;
+    requests++;
+    // No navigation during a run: the turn's anchor is the leaf.
+    const fresh = projectContext(await backend.path());
+    const request = { ...(provider.last as ProviderRequest), messages: fresh.messages };
+    assert.equal(
+      event.body,
+      provider.inner.requestBody(request).body,
+      "request bytes as from a fresh projection",
+    );
+  });
+  await agent.prompt("hello");
+  await agent.prompt('call echo {"text":"x"} and call add {"a":1,"b":2}');
+  await agent.setExtensionState("todo", { items: ["a"] });
+  await agent.setThinkingLevel("high");
+  await agent.setModel("scripted", "scripted-large");
+  await agent.prompt("more");
+  const fork = backend.leafId() as string;
+  await agent.prompt("something to compact away ".repeat(40));
+  assert.ok(await agent.compact({ keepRecentTokens: 10 }), "a compaction was written");
+  await agent.prompt("after the compaction");
+  await agent.navigate(fork);
+  await agent.prompt("on another branch");
+  await agent.navigate(fork, { summarize: true });
+  await agent.prompt("after a branch summary");
+  if (external) {
+    external();
+    await agent.prompt("after a change behind the agent's back");
+  }
+  await agent.setExtensionState("todo", { items: ["a", "b"] });
+  await agent.prompt("last");
+  assert.ok(requests >= 9, `${requests} requests`);
+  assert.deepStrictEqual(sameJson(await agent.context()), sameJson(projectContext(await backend.path())));
+  return checked;
+}
+
+const userMessage = (text: string) => ({ role: "user" as const, content: text, timestamp: 1 });
+
+describe("the kept context equals a fresh projection, after appends, a compaction and leaf moves", () => {
+  test("sessiontree's SessionManager in memory", async () => {
+    const manager = SessionManager.inMemory();
+    const projections = countCalls(manager, ["buildSessionContext", "buildSessionContextAt"]);
+    const checked = await runScenario({
+      backend: new SessionManagerBackend(manager),
+      external: () => manager.appendMessage(userMessage("typed into the manager directly")),
+    });
+    assert.equal(projections.calls, EXPECTED_PROJECTIONS, `of ${checked.contexts} contexts`);
+  });
+
+  test("sessiontree's SessionManager over a large file resumed through its index", async () => {
+    const writer = SessionManager.create("/tmp/project", dir);
+    writer.appendMessage(userMessage("x ".repeat(600_000)));
+    writer.close();
+    const manager = SessionManager.open(writer.getSessionFile() as string, dir);
+    const resumed = () => (manager as unknown as { backing: unknown }).backing instanceof IndexedBacking;
+    assert.ok(resumed(), "opened through the index");
+    const projections = countCalls(manager, ["buildSessionContext", "buildSessionContextAt"]);
+    const checked = await runScenario({ backend: new SessionManagerBackend(manager) });
+    assert.equal(projections.calls, EXPECTED_PROJECTIONS - 1, `of ${checked.contexts} contexts`);
+    manager.close();
+  });
+
+  test("pi's own SessionManager (written through its appendX methods)", async () => {
+    const manager = PiSessionManager.inMemory("/tmp/project");
+    await runScenario({
+      backend: new SessionManagerBackend(manager as unknown as SessionManagerLike),
+      external: () => manager.appendMessage(userMessage("typed into pi's manager")),
+    });
+  });
+
+  test("a SessionStore (StoreBackend)", async () => {
+    const store = new MemoryStore();
+    const session = await store.createSession("alice", { cwd: "/w" });
+    const backend = await StoreBackend.open(store, "alice", session.id);
+    const projections = countCalls((backend as unknown as { tree: object }).tree, ["getBranchSlots"]);
+    const checked = await runScenario({ backend });
+    assert.equal(projections.calls, EXPECTED_PROJECTIONS - 1, `of ${checked.contexts} contexts`);
+    const stored = await store.loadSession("alice", session.id);
+    const leafPath = await store.readBranch("alice", session.id, stored.summary.leafId);
+    assert.deepStrictEqual(sameJson(await backend.context()), sameJson(projectContext(leafPath)));
+  });
+});
+
+test("a context handed out by AgentSession.context() is the caller's: changing it changes nothing kept", async () => {
+  const manager = SessionManager.inMemory();
+  const agent = await AgentSession.open({ session: manager, providers: [new ScriptedProvider()] });
+  await agent.prompt("hello");
+  const first = await agent.context();
+  first.messages.length = 0;
+  first.extensionState.x = 1;
+  const second = await agent.context();
+  assert.equal(second.messages.length, 2);
+  assert.deepEqual(second.extensionState, {});
+  const path: SessionEntry[] = manager.getBranch();
+  assert.deepStrictEqual(second, projectContext(path));
 });

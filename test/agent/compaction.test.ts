@@ -7,17 +7,14 @@ import {
   SessionManager as PiSessionManager,
   buildSessionContext as piBuildSessionContext,
 } from "@mariozechner/pi-coding-agent";
-import {
-  AgentSession,
-  findCutPoint,
-  prepareCompaction,
-  ScriptedProvider,
-  splitsToolPair,
-} from "../../src/agent/index.js";
+import { findCutPoint, splitsToolPair } from "../../src/agent/compaction/cut-point.js";
+import { prepareCompaction } from "../../src/agent/compaction/prepare.js";
+import { AgentSession, ScriptedProvider } from "../../src/agent/index.js";
 import { projectContext } from "../../src/core/context.js";
 import type { CompactionEntry, SessionEntry } from "../../src/core/entry.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../src/core/messages.js";
 import { SessionManager } from "../../src/session/session-manager.js";
+import { Random } from "../support/random.js";
 import { testTools } from "./fixtures/tools.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sessiontree-agent-compact-"));
@@ -25,21 +22,17 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A path of turns with single and parallel tool calls, text sizes varying by a seeded generator. */
 function randomPath(seed: number, turns: number): SessionEntry[] {
-  let state = seed;
-  const rand = (n: number) => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state % n;
-  };
+  const rng = new Random(seed);
   const manager = SessionManager.inMemory();
   for (let t = 0; t < turns; t++) {
-    manager.appendMessage({ role: "user", content: `u${t} ${"x".repeat(rand(400))}`, timestamp: t });
-    for (let step = rand(3); step > 0; step--) {
-      const ids = Array.from({ length: 1 + rand(3) }, (_, i) => `c${t}_${step}_${i}`);
+    manager.appendMessage({ role: "user", content: `u${t} ${"x".repeat(rng.int(400))}`, timestamp: t });
+    for (let step = rng.int(3); step > 0; step--) {
+      const ids = Array.from({ length: 1 + rng.int(3) }, (_, i) => `c${t}_${step}_${i}`);
       const calls = ids.map((id) => ({
         type: "toolCall" as const,
         id,
         name: "read",
-        arguments: { n: rand(9) },
+        arguments: { n: rng.int(9) },
       }));
       manager.appendMessage({
         role: "assistant",
@@ -50,7 +43,7 @@ function randomPath(seed: number, turns: number): SessionEntry[] {
         timestamp: t,
       });
       for (const id of ids) {
-        const text = "r".repeat(rand(800));
+        const text = "r".repeat(rng.int(800));
         manager.appendMessage({
           role: "toolResult",
           toolCallId: id,

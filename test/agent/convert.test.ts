@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import {
-  anthropicBody,
-  anthropicPayload,
-  MISSING_RESULT_TEXT,
-  openAiBody,
-  openAiPayload,
-  type ProviderRequest,
-  toLlmMessages,
-} from "../../src/agent/index.js";
+import { anthropicBody, anthropicPayload } from "../../src/agent/convert/anthropic-payload.js";
+import { MISSING_RESULT_TEXT, toLlmMessages } from "../../src/agent/convert/llm-messages.js";
+import { openAiBody, openAiPayload } from "../../src/agent/convert/openai-payload.js";
+import type { ProviderRequest } from "../../src/agent/index.js";
 import type { AgentMessage, AssistantMessage } from "../../src/core/messages.js";
 
 const assistant = (content: AssistantMessage["content"], stopReason = "toolUse"): AssistantMessage => ({

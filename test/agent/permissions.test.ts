@@ -3,13 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import {
-  AgentSession,
-  type AgentTool,
-  globMatch,
-  PermissionPolicy,
-  ScriptedProvider,
-} from "../../src/agent/index.js";
+import { AgentSession, type AgentTool, PermissionPolicy, ScriptedProvider } from "../../src/agent/index.js";
+import { globMatch } from "../../src/agent/permissions.js";
 import type { ToolResultMessage } from "../../src/core/messages.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { testTools } from "./fixtures/tools.js";

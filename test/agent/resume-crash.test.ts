@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { INTERRUPTED_RESULT_TEXT } from "../../src/agent/index.js";
+import { INTERRUPTED_RESULT_TEXT } from "../../src/agent/resume.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { killAgent, runAgent, startAgent } from "./fixtures/child.js";
 import { type FakeOpenAi, startFakeOpenAi } from "./fixtures/fake-openai.js";

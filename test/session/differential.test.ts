@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { SessionManager } from "../../src/session/session-manager.js";
+import { Random } from "../support/random.js";
 import { AppendOnlyWatch, assertFilesAgree, crossReads } from "./support/disk-checks.js";
 import { OP_NAMES, randomOp } from "./support/ops.js";
 import { assertSameSession, IdMap, type Pair } from "./support/pair.js";
-import { Random } from "./support/random.js";
 
 /**
  * Our SessionManager and pi 0.73.1's, driven side by side with the same random choices; after

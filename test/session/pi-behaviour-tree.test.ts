@@ -139,7 +139,7 @@ describe("pi's session behaviours: tree and context", () => {
       sm.appendThinkingLevelChange("high");
       sm.appendModelChange("openai", "gpt-5");
       sm.appendMessage(user("u1"));
-      sm.appendMessage(assistant("a1", "google", "gemini-2.5-pro"));
+      sm.appendMessage(assistant("a1", { provider: "google", model: "gemini-2.5-pro" }));
     }, "model");
     const context = ours.buildSessionContext();
     assert.equal(context.thinkingLevel, "high");

@@ -8,6 +8,7 @@ import { projectContext } from "../../src/core/context.js";
 import type { CustomEntry } from "../../src/core/entry.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { indexPathFor } from "../../src/file/sidecar-index.js";
+import { IndexedBacking } from "../../src/session/backing/indexed-backing.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { messageMaker } from "../support/messages.js";
 
@@ -37,9 +38,9 @@ function writeSession(): { path: string; leaf: string; abandoned: string } {
   return { path: sm.getSessionFile() as string, leaf, abandoned };
 }
 
-/** Whether the manager has read the whole file yet (its full tree is loaded). */
+/** Whether the manager has read the whole file yet (it no longer holds only the resumed path). */
 function readWhole(manager: SessionManager): boolean {
-  return (manager as unknown as { file: unknown }).file !== null;
+  return !((manager as unknown as { backing: unknown }).backing instanceof IndexedBacking);
 }
 
 test("open gives the leaf and context from the index, without reading the whole file", () => {

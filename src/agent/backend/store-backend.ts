@@ -1,16 +1,21 @@
+import { type ProjectedContext, projectContext } from "../../core/context.js";
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
-import { newEntryId, nowIso } from "../../core/ids.js";
+import { stampDraft } from "../../core/stamp.js";
 import { SessionTree } from "../../core/tree.js";
 import type { SessionStore } from "../../store/store.js";
 import type { SessionBackend } from "./backend.js";
+import { ContextCache } from "./context-cache.js";
 
 /**
  * A SessionBackend over a SessionStore session. Keeps an in-memory index of the session (loaded
  * once), and writes each entry with an explicit parent through `appendEntries`, so retries are
- * idempotent and another writer's revision bump surfaces as a ConflictError.
+ * idempotent and another writer's revision bump surfaces as a ConflictError. The index is
+ * therefore the session as the store holds it, and contexts are projected from its branches
+ * (the same entries `readBranch` gives, without asking the store again).
  */
 export class StoreBackend implements SessionBackend {
   private readonly tree = new SessionTree();
+  private readonly contexts = new ContextCache();
   private revision = 0;
 
   private constructor(
@@ -32,8 +37,13 @@ export class StoreBackend implements SessionBackend {
     return this.tree.getLeafId();
   }
 
-  async path(leafId?: string | null): Promise<SessionEntry[]> {
-    return this.tree.getBranch(leafId);
+  async context(anchor?: string | null): Promise<ProjectedContext> {
+    const at = anchor === undefined ? this.leafId() : anchor;
+    return this.contexts.at(at, () => projectContext(this.tree.getBranchSlots(at)));
+  }
+
+  async path(anchor?: string | null): Promise<SessionEntry[]> {
+    return this.tree.getBranch(anchor);
   }
 
   getEntry(id: string): SessionEntry | undefined {
@@ -44,15 +54,8 @@ export class StoreBackend implements SessionBackend {
     return this.tree.getChildren(id).length > 0;
   }
 
-  async appendUnder(parentId: string | null, draft: EntryDraft): Promise<string> {
-    // Key order as pi writes it: type, id, parentId, timestamp, then the payload.
-    const base = {
-      type: draft.type,
-      id: newEntryId((id) => this.tree.hasId(id)),
-      parentId,
-      timestamp: nowIso(),
-    };
-    const entry = Object.assign(base, draft) as SessionEntry;
+  async appendUnder(parentId: string | null, draft: EntryDraft): Promise<SessionEntry> {
+    const entry = stampDraft(draft, parentId, { isTaken: (id) => this.tree.hasId(id) });
     const userLeaf = this.tree.getLeafId();
     const moveLeaf = userLeaf === parentId;
     const result = await this.store.appendEntries(this.owner, this.sessionId, [entry], {
@@ -62,7 +65,8 @@ export class StoreBackend implements SessionBackend {
     this.revision = result.revision;
     this.tree.load(entry);
     if (!moveLeaf) this.setTreeLeaf(userLeaf);
-    return entry.id;
+    this.contexts.appended(entry);
+    return entry;
   }
 
   async moveLeaf(id: string | null): Promise<void> {
@@ -75,13 +79,14 @@ export class StoreBackend implements SessionBackend {
 
   async branchWithSummary(fromId: string | null, summary: string, details?: unknown): Promise<string> {
     await this.moveLeaf(fromId);
-    return this.appendUnder(fromId, {
+    const draft = {
       type: "branch_summary",
       fromId: fromId ?? "root",
       summary,
       details,
       fromHook: false,
-    });
+    } as const;
+    return (await this.appendUnder(fromId, draft)).id;
   }
 
   private setTreeLeaf(id: string | null): void {

@@ -1,6 +1,23 @@
+import { contextRole } from "../../core/context.js";
 import type { SessionEntry } from "../../core/entry.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../core/messages.js";
 import { estimateTokens } from "./tokens.js";
+
+/**
+ * pi's valid cut points: a kept range may start at any entry that reaches the model as a message
+ * (core's `CONTEXT_ROLES`: a user, assistant, custom or summary message), never at a tool result
+ * (its call would be summarized away), a setting or metadata. Unknown types are never cut at.
+ */
+function isCutPoint(entry: SessionEntry): boolean {
+  if (contextRole(entry.type) !== "message") return false;
+  return entry.type !== "message" || entry.message.role !== "toolResult";
+}
+
+/** Where a turn starts, for a cut inside one: a user's (or a bash) message, a custom or summary message. */
+function startsTurn(entry: SessionEntry): boolean {
+  if (contextRole(entry.type) !== "message") return false;
+  return entry.type !== "message" || entry.message.role === "user" || entry.message.role === "bashExecution";
+}
 
 export interface CutPoint {
   /** Index (in the path) of the first entry kept verbatim. */
@@ -49,9 +66,7 @@ export function findCutPoint(
 function validCuts(path: readonly SessionEntry[], start: number, end: number): number[] {
   const cuts: number[] = [];
   for (let i = start; i < end; i++) {
-    const entry = path[i] as SessionEntry;
-    if (entry.type === "branch_summary" || entry.type === "custom_message") cuts.push(i);
-    else if (entry.type === "message" && entry.message.role !== "toolResult") cuts.push(i);
+    if (isCutPoint(path[i] as SessionEntry)) cuts.push(i);
   }
   return cuts;
 }
@@ -80,10 +95,7 @@ function keepToolPairs(path: readonly SessionEntry[], start: number, end: number
 
 function turnStart(path: readonly SessionEntry[], index: number, start: number): number {
   for (let i = index; i >= start; i--) {
-    const entry = path[i] as SessionEntry;
-    if (entry.type === "branch_summary" || entry.type === "custom_message") return i;
-    if (entry.type === "message" && (entry.message.role === "user" || entry.message.role === "bashExecution"))
-      return i;
+    if (startsTurn(path[i] as SessionEntry)) return i;
   }
   return -1;
 }

@@ -1,5 +1,5 @@
+import type { Random } from "../../support/random.js";
 import type { Pair } from "./pair.js";
-import type { Random } from "./random.js";
 
 type PiMessage = Parameters<Pair["pi"]["appendMessage"]>[0];
 type OurMessage = Parameters<Pair["ours"]["appendMessage"]>[0];

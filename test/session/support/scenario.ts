@@ -1,21 +1,25 @@
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { SessionManager } from "../../../src/session/session-manager.js";
+import { type AssistantFields, messageMaker } from "../../support/messages.js";
 import { assertSameSession, pairByPosition } from "./pair.js";
 
+/** Where the next maker starts: the last timestamp made, so runOnBoth can replay from it. */
 let clock = 1_760_000_000_000;
+let messages = messageMaker(clock);
 
-export const user = (text: string) => ({ role: "user" as const, content: text, timestamp: ++clock });
+/** A user message; timestamps strictly increase across the whole test file. */
+export const user = (text: string) => {
+  const made = messages.user(text);
+  clock = made.timestamp;
+  return made;
+};
 
-export const assistant = (text: string, provider = "anthropic", model = "claude-sonnet-4-5") => ({
-  role: "assistant" as const,
-  content: [{ type: "text" as const, text }],
-  api: "anthropic-messages",
-  provider,
-  model,
-  usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 },
-  stopReason: "stop",
-  timestamp: ++clock,
-});
+/** An assistant text reply; `fields` replace its provider, model, content… */
+export const assistant = (text: string, fields: AssistantFields = {}) => {
+  const made = messages.assistant(text, fields);
+  clock = made.timestamp;
+  return made;
+};
 
 /** A script both managers run. It calls only pi's API, through our type (pi's is structurally alike). */
 export type Script = (sm: SessionManager) => void;
@@ -30,8 +34,9 @@ export function runOnBoth(script: Script, where: string): { ours: SessionManager
   // Same message timestamps on both sides: the script's messages are made twice. Ours runs last,
   // so ids a script captures in variables are ours.
   const start = clock;
+  messages = messageMaker(start);
   script(pi as unknown as SessionManager);
-  clock = start;
+  messages = messageMaker(start);
   script(ours);
   assertSameSession(ours, pi, pairByPosition(ours, pi), where, { deep: true });
   return { ours, pi };

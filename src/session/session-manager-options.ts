@@ -1,0 +1,22 @@
+import type { Durability, LockingMode } from "../file/session-file.js";
+
+/** What sessiontree adds to pi's constructors; every field is optional. */
+export interface SessionManagerOptions {
+  /** Sessions root used when no session directory is given. @default env SESSIONTREE_ROOT or ~/.sessiontree */
+  root?: string;
+  /** @default "os" */
+  durability?: Durability;
+  /**
+   * How long an append holds the file's lock (see `LockingMode`): `"normal"` for each append, so
+   * any number of processes may write; `"exclusive"` from the first append until `close()`, which
+   * makes an append about one `write` while writers in other processes wait.
+   * @default "normal"
+   */
+  locking?: LockingMode;
+  /**
+   * Take the session's writer lease (for an agent that owns the session). When a live process
+   * holds it: `"fail"` throws `LeaseHeldError`, `"read-only"` opens the session read-only.
+   * @default undefined (no lease: several writers may append, serialized by the file lock)
+   */
+  lease?: "fail" | "read-only";
+}
