@@ -98,8 +98,8 @@ export type EntryType = SessionEntry["type"];
 export interface EntryTypeInfo {
   /**
    * A small stable number for the type, written into sidecar indexes (`<file>.idx`): never reuse or
-   * renumber one, add new types at the end. 1–2 and 11 are taken by the index for user and assistant
-   * messages and leaf markers; 0 is "unknown type".
+   * renumber one, add new types at the end. 1, 2, 11 and 12 are taken by the index for user and
+   * assistant messages, leaf markers and messages of an unread role; 0 is "unknown type".
    */
   readonly code: number;
   /**

@@ -5,6 +5,7 @@ export * from "./errors.js";
 export * from "./ids.js";
 export * from "./issues.js";
 export * from "./messages.js";
+export * from "./session-id.js";
 export * from "./stamp.js";
 export * from "./tree.js";
 export * from "./validate.js";

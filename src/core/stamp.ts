@@ -27,6 +27,10 @@ export function stampDraft<E extends SessionEntry = SessionEntry>(
     timestamp: options.timestamp ?? nowIso(),
   };
   // Object.assign, not a double spread: spread-built objects get slow shapes, and every walk of a
-  // long path pays for that on each entry.
-  return Object.assign(base, draft) as unknown as E;
+  // long path pays for that on each entry. But assign would run the `__proto__` setter for a draft
+  // parsed from JSON that holds such a key: that one key is defined as a plain field instead.
+  if (!Object.hasOwn(draft, "__proto__")) return Object.assign(base, draft) as unknown as E;
+  for (const [key, value] of Object.entries(draft))
+    Object.defineProperty(base, key, { value, enumerable: true, writable: true, configurable: true });
+  return base as unknown as E;
 }

@@ -8,8 +8,8 @@ import {
   type SessionInfoEntry,
   type SessionMessageEntry,
 } from "../core/entry.js";
-import { newSessionId } from "../core/ids.js";
 import type { AppendableMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
+import { newSessionId } from "../core/session-id.js";
 import {
   assistantMeta,
   ms,
