@@ -16,7 +16,14 @@ export interface ContextAtNode extends ProjectedContext {
  * session is `NotFoundError("entry_not_found")`.
  */
 export function contextAt(session: ViewerSession, entryId: string): ContextAtNode {
-  const tree = treeOf(session);
+  return contextInTree(treeOf(session), entryId);
+}
+
+/**
+ * `contextAt` over a session already indexed: what the single-file export's page runs (it holds the
+ * tree it draws), so the page and the server answer with the same function.
+ */
+export function contextInTree(tree: SessionTree, entryId: string): ContextAtNode {
   if (!tree.getEntry(entryId)) {
     throw new NotFoundError("entry_not_found", `Entry ${entryId} not found`, { details: { id: entryId } });
   }

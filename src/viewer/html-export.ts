@@ -14,7 +14,7 @@ export interface HtmlExportInput {
 /**
  * The viewer's drawing of one session as a single self-contained HTML file: data, script and
  * styles inlined, no network. The tree, the entry panel and the context at any node all work
- * offline (the context comes from the page's port of core's projection).
+ * offline: the page's script holds core's tree and projection, and answers as /api/context does.
  *
  * @example
  * writeFileSync("session.html", renderHtmlExport({ header, entries, leafId }));

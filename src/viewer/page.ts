@@ -1,32 +1,17 @@
-import { APP_SCRIPT } from "./client/app-script.js";
-import { CONTEXT_SCRIPT } from "./client/context-script.js";
-import { LAYOUT_SCRIPT } from "./client/layout-script.js";
-import { LIST_SCRIPT } from "./client/list-script.js";
-import { MODEL_SCRIPT } from "./client/model-script.js";
-import { PANEL_SCRIPT } from "./client/panel-script.js";
-import { RENDER_SCRIPT } from "./client/render-script.js";
-import { VIEWER_STYLE } from "./client/style.js";
-import type { ViewerSession } from "./source.js";
-
-/** How the page starts: asking the live viewer's routes, or from a session inlined in the file. */
-export type ViewerBoot = { mode: "server" } | { mode: "export"; session: ViewerSession };
+import type { ViewerBoot } from "./boot.js";
+import { pageScript } from "./page-script.js";
+import { VIEWER_STYLE } from "./style.js";
 
 /** The live viewer's page: everything inline, data from the JSON routes. */
 export function renderViewerPage(): string {
   return renderViewerDocument({ mode: "server" }, "sessiontree viewer");
 }
 
-/** One self-contained HTML document: styles, scripts and (for an export) the session inlined. */
+/**
+ * One self-contained HTML document: styles, the page's script (src/viewer/browser/, bundled: see
+ * page-script.ts) and, for an export, the session inlined.
+ */
 export function renderViewerDocument(boot: ViewerBoot, title: string): string {
-  const scripts = [
-    MODEL_SCRIPT,
-    LAYOUT_SCRIPT,
-    RENDER_SCRIPT,
-    CONTEXT_SCRIPT,
-    PANEL_SCRIPT,
-    APP_SCRIPT,
-    LIST_SCRIPT,
-  ];
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -67,12 +52,7 @@ export function renderViewerDocument(boot: ViewerBoot, title: string): string {
   </div>
 </main>
 <script type="application/json" id="boot">${inlineJson(boot)}</script>
-<script>
-"use strict";
-(function () {
-${scripts.join("\n")}
-})();
-</script>
+<script>${pageScript()}</script>
 </body>
 </html>
 `;

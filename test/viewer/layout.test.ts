@@ -1,19 +1,21 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  type ClientLayout,
-  type ClientModel,
-  type LayoutState,
-  loadClientScripts,
-} from "./support/client-vm.js";
+import type { SessionEntry } from "../../src/core/entry.js";
+import { nodeLook } from "../../src/viewer/browser/entry-line.js";
+import { type Layout, type LayoutState, layoutTree } from "../../src/viewer/browser/layout.js";
+import { buildModel, type Model } from "../../src/viewer/browser/model.js";
 import { bigSessionEntries } from "./support/sessions.js";
 
-const client = loadClientScripts();
+/** The page's own model and layout modules, run in Node: the code the page's bundle is built from. */
+function modelOf(entries: unknown[], leafId: string | null, labels?: Record<string, string>): Model {
+  return buildModel({ entries: entries as SessionEntry[], leafId, labels });
+}
+
 const folded = (): LayoutState => ({ collapsed: new Set(), expandedRuns: new Set(), foldRuns: true });
 const unfolded = (): LayoutState => ({ collapsed: new Set(), expandedRuns: new Set(), foldRuns: false });
 
 /** Structural promises of the layout, checked on every row. */
-function checkLayout(model: ClientModel, layout: ClientLayout): void {
+function checkLayout(model: Model, layout: Layout): void {
   const { rows } = layout;
   for (let r = 0; r < layout.count; r++) {
     const p = rows.parent[r] as number;
@@ -34,9 +36,9 @@ function checkLayout(model: ClientModel, layout: ClientLayout): void {
 describe("the viewer's tree layout", () => {
   it("lays out 10,000 entries in bounded time, every entry placed", () => {
     const big = bigSessionEntries(10_000);
-    const model = client.buildModel({ entries: big.entries, leafId: big.leafId, labels: {} });
+    const model = modelOf(big.entries, big.leafId, {});
     const t0 = performance.now();
-    const layout = client.layoutTree(model, folded());
+    const layout = layoutTree(model, folded());
     const ms = performance.now() - t0;
     checkLayout(model, layout);
     assert.ok(ms < 1500, `layout took ${ms.toFixed(1)} ms`);
@@ -51,11 +53,11 @@ describe("the viewer's tree layout", () => {
   it("never folds prompts, labels, the leaf, compactions or branch summaries into a run", () => {
     const big = bigSessionEntries(3_000);
     const labels: Record<string, string> = { [big.entries[40]?.id as string]: "keep-me" };
-    const model = client.buildModel({ entries: big.entries, leafId: big.leafId, labels });
-    const layout = client.layoutTree(model, folded());
+    const model = modelOf(big.entries, big.leafId, labels);
+    const layout = layoutTree(model, folded());
     for (let v = 0; v < model.n; v++) {
       const row = layout.nodeRow[v] as number;
-      const kind = client.nodeKind(model, v);
+      const kind = nodeLook(model, v);
       const mustShow =
         kind === "user" || v === model.leaf || labels[model.entries[v]?.id as string] !== undefined;
       if (mustShow)
@@ -69,16 +71,16 @@ describe("the viewer's tree layout", () => {
 
   it("expands a folded run and collapses a subtree on request", () => {
     const big = bigSessionEntries(600);
-    const model = client.buildModel({ entries: big.entries, leafId: big.leafId });
+    const model = modelOf(big.entries, big.leafId);
     const state = folded();
-    const before = client.layoutTree(model, state);
+    const before = layoutTree(model, state);
     const runRow = before.rows.run.findIndex((length) => length > 0);
     state.expandedRuns.add(before.rows.node[runRow] as number);
-    const expanded = client.layoutTree(model, state);
+    const expanded = layoutTree(model, state);
     assert.equal(expanded.count, before.count + (before.rows.run[runRow] as number) - 1);
     const root = model.roots[0] as number;
     state.collapsed.add(root);
-    const collapsed = client.layoutTree(model, state);
+    const collapsed = layoutTree(model, state);
     assert.equal(collapsed.count, 1);
     assert.equal(collapsed.rows.hidden[0], model.n - 1);
   });
@@ -91,9 +93,9 @@ describe("the viewer's tree layout", () => {
       parentId: i === 0 ? null : `c${i - 1}`,
       timestamp: new Date(1_700_000_000_000 + i).toISOString(),
     }));
-    const model = client.buildModel({ entries, leafId: "c199999" });
-    assert.equal(client.layoutTree(model, unfolded()).count, 200_000);
-    assert.ok(client.layoutTree(model, folded()).count <= 3);
+    const model = modelOf(entries, "c199999");
+    assert.equal(layoutTree(model, unfolded()).count, 200_000);
+    assert.ok(layoutTree(model, folded()).count <= 3);
   });
 
   it("draws a parent cycle and an orphan once each instead of hanging", () => {
@@ -128,8 +130,8 @@ describe("the viewer's tree layout", () => {
         message: { role: "user", content: "orphan" },
       },
     ];
-    const model = client.buildModel({ entries, leafId: "r" });
-    const layout = client.layoutTree(model, unfolded());
+    const model = modelOf(entries, "r");
+    const layout = layoutTree(model, unfolded());
     assert.equal(layout.count, 4);
     checkLayout(model, layout);
     assert.deepEqual([...layout.rows.node].sort(), [0, 1, 2, 3]);

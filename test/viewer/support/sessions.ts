@@ -6,6 +6,7 @@ import type { SessionEntry, SessionHeader } from "../../../src/core/entry.js";
 import { sessionDirFor, sessionFileName } from "../../../src/file/paths.js";
 import { encodeSession } from "../../../src/format/jsonl/encode.js";
 import { SessionManager } from "../../../src/session/session-manager.js";
+import { messageMaker } from "../../support/messages.js";
 
 export const PI_FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures/pi");
 
@@ -38,32 +39,31 @@ export interface ViewerRoots {
 
 const CWD = "/home/dev/parser-project";
 
-function user(text: string) {
-  return { role: "user" as const, content: [{ type: "text" as const, text }], timestamp: Date.now() };
-}
+type Messages = ReturnType<typeof messageMaker>;
 
-function assistant(text: string, toolCall?: { name: string; arguments: Record<string, unknown> }) {
-  const content: Array<Record<string, unknown>> = [{ type: "text", text }];
-  if (toolCall) content.push({ type: "toolCall", id: `call_${toolCall.name}_${text.length}`, ...toolCall });
-  return {
-    role: "assistant" as const,
-    content,
-    provider: "anthropic",
-    model: "claude-sonnet-4-5",
-    stopReason: toolCall ? "toolUse" : "stop",
-    timestamp: Date.now(),
-  } as never;
-}
+/**
+ * The tests' messages, stamped from now on as the earlier Date.now() ones were: the listing orders
+ * sessions by their last message, so ours stay newer than pi's fixtures, and show today's date.
+ */
+const messagesFromNow = (): Messages => messageMaker(Date.now());
 
-function toolResult(toolName: string, text: string, isError = false) {
-  return {
-    role: "toolResult" as const,
-    toolCallId: `call_${toolName}`,
-    toolName,
-    content: [{ type: "text" as const, text }],
-    isError,
-    timestamp: Date.now(),
-  };
+/** One agent step: a reply that calls a tool, and the tool's result for that call (same id). */
+function toolStep(
+  messages: Messages,
+  text: string,
+  tool: { name: string; arguments: Record<string, unknown> },
+  output: string,
+  isError = false,
+) {
+  const id = `call_${tool.name}_${text.length}`;
+  const call = messages.assistant(text, {
+    content: [
+      { type: "text", text },
+      { type: "toolCall", id, ...tool },
+    ],
+    stopReason: "toolUse",
+  });
+  return { call, result: messages.toolResult(id, tool.name, output, isError) };
 }
 
 /**
@@ -72,27 +72,43 @@ function toolResult(toolName: string, text: string, isError = false) {
  * a name, and a leaf that was moved back after the last append (so the file ends in a leaf marker).
  */
 export function writeBranchedSession(root: string): BranchedIds {
+  const messages = messagesFromNow();
+  const { user, assistant } = messages;
   const sm = SessionManager.create(CWD, sessionDirFor(root, CWD, "sessiontree"), { root });
   sm.appendModelChange("anthropic", "claude-sonnet-4-5");
   sm.appendThinkingLevelChange("medium");
   const firstPrompt = sm.appendMessage(user("The parser test fails on nested lists. Find out why."));
   const altAnswer = sm.appendMessage(assistant("ALT: maybe the tokenizer is at fault, let me guess."));
   sm.branch(firstPrompt);
-  sm.appendMessage(assistant("Reading the parser.", { name: "read", arguments: { path: "src/parser.ts" } }));
-  sm.appendMessage(toolResult("read", "export function parse(tokens) { /* 300 lines */ }"));
+  const read = toolStep(
+    messages,
+    "Reading the parser.",
+    { name: "read", arguments: { path: "src/parser.ts" } },
+    "export function parse(tokens) { /* 300 lines */ }",
+  );
+  sm.appendMessage(read.call);
+  sm.appendMessage(read.result);
   const diagnosis = sm.appendMessage(assistant("DIAGNOSIS: the depth counter is never decremented on ']'."));
   sm.appendLabelChange(diagnosis, "diagnosis");
   const refactorPrompt = sm.appendMessage(user("Refactor the whole parser into a state machine."));
-  sm.appendMessage(assistant("Editing.", { name: "edit", arguments: { path: "src/parser.ts" } }));
-  const refactorError = sm.appendMessage(toolResult("edit", "edit failed: old text not found", true));
+  const refactor = toolStep(
+    messages,
+    "Editing.",
+    { name: "edit", arguments: { path: "src/parser.ts" } },
+    "edit failed: old text not found",
+    true,
+  );
+  sm.appendMessage(refactor.call);
+  const refactorError = sm.appendMessage(refactor.result);
   sm.appendMessage(assistant("The refactor did not apply."));
   const branchSummary = sm.branchWithSummary(
     diagnosis,
     "SUMMARY: a state-machine refactor was tried and abandoned; the edit failed to apply.",
   );
   const regressionPrompt = sm.appendMessage(user("Fix only the depth counter and add a regression test."));
-  sm.appendMessage(assistant("Fixing.", { name: "edit", arguments: { path: "src/parser.ts" } }));
-  sm.appendMessage(toolResult("edit", "ok"));
+  const fix = toolStep(messages, "Fixing.", { name: "edit", arguments: { path: "src/parser.ts" } }, "ok");
+  sm.appendMessage(fix.call);
+  sm.appendMessage(fix.result);
   sm.appendMessage(assistant("Fixed, and a test for nested lists was added."));
   const compaction = sm.appendCompaction(
     "COMPACTED: the depth counter bug was found and fixed; a regression test exists.",
@@ -100,8 +116,14 @@ export function writeBranchedSession(root: string): BranchedIds {
     48213,
   );
   const finalPrompt = sm.appendMessage(user("Run the whole suite."));
-  sm.appendMessage(assistant("Running.", { name: "bash", arguments: { command: "npm test" } }));
-  sm.appendMessage(toolResult("bash", "142 passing"));
+  const suite = toolStep(
+    messages,
+    "Running.",
+    { name: "bash", arguments: { command: "npm test" } },
+    "142 passing",
+  );
+  sm.appendMessage(suite.call);
+  sm.appendMessage(suite.result);
   const leaf = sm.appendMessage(assistant("FINAL: all 142 tests pass."));
   sm.appendMessage(user("One more thing: also check the README."));
   sm.appendLabelChange(leaf, "done");
@@ -135,6 +157,8 @@ export function bigSessionEntries(size: number): {
   entries: SessionEntry[];
   leafId: string;
 } {
+  const messages = messagesFromNow();
+  const { user, assistant } = messages;
   const start = Date.parse("2026-01-01T00:00:00.000Z");
   const entries: SessionEntry[] = [];
   let seq = 0;
@@ -158,8 +182,14 @@ export function bigSessionEntries(size: number): {
     // One to four tool calls per turn, as agents do.
     for (let call = 0; call <= turn % 4; call++) {
       const command = `step ${turn}.${call}`;
-      last = message(last, assistant(`Working on ${command}`, { name: "bash", arguments: { command } }));
-      last = message(last, toolResult("bash", `${command} output`));
+      const step = toolStep(
+        messages,
+        `Working on ${command}`,
+        { name: "bash", arguments: { command } },
+        `${command} output`,
+      );
+      last = message(last, step.call);
+      last = message(last, step.result);
     }
     leaf = message(last, assistant(`Step ${turn} done`));
     if (turn % 100 === 0) {

@@ -1,0 +1,73 @@
+import type { SessionEntry } from "../../core/entry.js";
+import { clear, el } from "./dom.js";
+import { entryLine, nodeLook } from "./entry-line.js";
+import { messageView } from "./message-view.js";
+import { labelOf, type Model } from "./model.js";
+import { jumpLink, longText } from "./text-view.js";
+
+/** The panel's "Entry" part: what the selected entry is, where it sits, its content and raw JSON. */
+export function renderEntry(box: HTMLElement, model: Model, v: number, onJump: (id: string) => void): void {
+  clear(box);
+  const e = model.entries[v] as SessionEntry;
+  const head = el("div", "entry-head");
+  head.appendChild(el("span", `dot kind-${nodeLook(model, v)}`));
+  head.appendChild(el("strong", null, e.type === "message" ? `message · ${e.message?.role}` : e.type));
+  box.appendChild(head);
+  box.appendChild(badges(model, v));
+  const facts = el("dl", "facts");
+  fact(facts, "id", el("span", "mono", e.id)).id = "entry-id";
+  fact(facts, "parent", e.parentId ? jumpLink(e.parentId, onJump) : el("span", "muted", "none (root)"));
+  fact(facts, "time", el("span", null, e.timestamp));
+  box.appendChild(facts);
+  box.appendChild(entryBody(e, onJump));
+  const raw = el("details", "raw");
+  raw.appendChild(el("summary", null, "raw JSON"));
+  raw.appendChild(longText(JSON.stringify(e, null, 2), "pre"));
+  box.appendChild(raw);
+}
+
+function badges(model: Model, v: number): HTMLDivElement {
+  const box = el("div", "badges");
+  box.id = "entry-badges";
+  const onPath = model.onPath[v] === 1;
+  const label = labelOf(model, v);
+  const branches = (model.children[v] as number[]).length;
+  if (v === model.leaf) box.appendChild(el("span", "badge leaf", "current leaf"));
+  box.appendChild(
+    el("span", onPath ? "badge path" : "badge abandoned", onPath ? "on the leaf's path" : "abandoned branch"),
+  );
+  if (label !== undefined) box.appendChild(el("span", "badge label", `label: ${label}`));
+  if (branches > 1) box.appendChild(el("span", "badge", `${branches} branches`));
+  return box;
+}
+
+function fact(dl: HTMLElement, name: string, valueNode: Node): HTMLElement {
+  dl.appendChild(el("dt", null, name));
+  const dd = el("dd");
+  dd.appendChild(valueNode);
+  dl.appendChild(dd);
+  return dd;
+}
+
+/** The readable content; types without any say their one line, as their row does. */
+function entryBody(e: SessionEntry, onJump: (id: string) => void): HTMLDivElement {
+  const body = el("div", "entry-body");
+  const withLink = (text: string, id: string) => {
+    const line = el("div", "muted", text);
+    line.appendChild(jumpLink(id, onJump));
+    body.appendChild(line);
+  };
+  if (e.type === "message") body.appendChild(messageView(e.message ?? {}, null));
+  else if (e.type === "compaction") {
+    withLink(`${e.tokensBefore} tokens before · keeps from `, e.firstKeptEntryId);
+    body.appendChild(longText(e.summary));
+  } else if (e.type === "branch_summary") {
+    withLink("summary of the branch left at ", e.fromId);
+    body.appendChild(longText(e.summary));
+  } else if (e.type === "label") {
+    const line = el("div", null, e.label ? `sets label “${e.label}” on ` : "clears the label of ");
+    line.appendChild(jumpLink(e.targetId, onJump));
+    body.appendChild(line);
+  } else body.appendChild(el("div", "muted", entryLine(e).text));
+  return body;
+}

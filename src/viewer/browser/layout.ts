@@ -1,0 +1,161 @@
+/**
+ * The tree layout. One row per visible node in preorder, one column per branch depth, so the
+ * drawing reads like a git graph with each entry's text beside its dot. At every fork the branches
+ * not taken are listed first, indented one column, and the continuation (the child toward the leaf,
+ * else the newest) goes last in the parent's column: the current conversation is one straight line
+ * on the left, and no edge ever crosses a row's text.
+ *
+ * Long linear runs (no fork, no label, not the leaf, no user message, compaction or summary) fold
+ * into one expandable row. O(n) per layout, an explicit stack, no recursion.
+ */
+import { nodeLook } from "./entry-line.js";
+import { labelOf, type Model } from "./model.js";
+
+/** What the user chose to see: folded subtrees, unfolded runs, whether runs fold at all. */
+export interface LayoutState {
+  collapsed: Set<number>;
+  expandedRuns: Set<number>;
+  foldRuns: boolean;
+}
+
+/** Per-row facts, in flat arrays indexed by row. */
+export interface LayoutRows {
+  node: number[];
+  /** 0 for a node's own row; for a folded run, how many nodes it holds (`node` is the first). */
+  run: number[];
+  col: number[];
+  /** The row of the parent, -1 for a root. */
+  parent: number[];
+  /** The last row whose parent is this row, -1 if none. */
+  lastChild: number[];
+  /** How many entries a folded subtree hides. */
+  hidden: number[];
+}
+
+export interface Layout {
+  rows: LayoutRows;
+  count: number;
+  /** The row showing each node (its own or its run's). */
+  nodeRow: Int32Array;
+  maxCol: number;
+}
+
+const MIN_RUN = 3;
+
+/** Rows are added in preorder; the stack holds nodes still to place. */
+class RowBuilder {
+  readonly rows: LayoutRows = { node: [], run: [], col: [], parent: [], lastChild: [], hidden: [] };
+  maxCol = 0;
+  readonly stackNode: number[] = [];
+  readonly stackParent: number[] = [];
+  readonly stackCol: number[] = [];
+  readonly stackOpen: boolean[] = [];
+
+  constructor(
+    readonly model: Model,
+    readonly state: LayoutState,
+  ) {}
+
+  /** `open`: the node continues a run that was not folded, so it may not start a new one. */
+  push(v: number, parentRow: number, col: number, open: boolean): void {
+    this.stackNode.push(v);
+    this.stackParent.push(parentRow);
+    this.stackCol.push(col);
+    this.stackOpen.push(open);
+  }
+
+  emit(v: number, run: number, parentRow: number, col: number): number {
+    const { rows, state, model } = this;
+    const r = rows.node.length;
+    rows.node.push(v);
+    rows.run.push(run);
+    rows.col.push(col);
+    rows.parent.push(parentRow);
+    rows.lastChild.push(-1);
+    rows.hidden.push(state.collapsed.has(v) && run === 0 ? (model.subtreeSize[v] as number) - 1 : 0);
+    if (parentRow >= 0) rows.lastChild[parentRow] = r;
+    if (col > this.maxCol) this.maxCol = col;
+    return r;
+  }
+}
+
+export function layoutTree(model: Model, state: LayoutState): Layout {
+  const b = new RowBuilder(model, state);
+  const nodeRow = new Int32Array(model.n).fill(-1);
+  for (let i = model.roots.length - 1; i >= 0; i--) b.push(model.roots[i] as number, -1, 0, false);
+  while (b.stackNode.length > 0) {
+    const v = b.stackNode.pop() as number;
+    const parentRow = b.stackParent.pop() as number;
+    const col = b.stackCol.pop() as number;
+    const open = b.stackOpen.pop() as boolean;
+    const foldable = state.foldRuns && isFoldable(model, state, v);
+    if (foldable && !open && foldRun(b, v, parentRow, col, nodeRow)) continue;
+    const row = b.emit(v, 0, parentRow, col);
+    nodeRow[v] = row;
+    if (!state.collapsed.has(v)) pushChildren(b, v, row, col, foldable);
+  }
+  return { rows: b.rows, count: b.rows.node.length, nodeRow, maxCol: b.maxCol };
+}
+
+/** Folds the run starting at v into one row, if it is long enough and not unfolded by the user. */
+function foldRun(b: RowBuilder, v: number, parentRow: number, col: number, nodeRow: Int32Array): boolean {
+  const { model, state } = b;
+  let last = v;
+  let length = 1;
+  while (isFoldable(model, state, onlyChild(model, last))) {
+    last = onlyChild(model, last);
+    length++;
+  }
+  if (length < MIN_RUN || state.expandedRuns.has(v)) return false;
+  const runRow = b.emit(v, length, parentRow, col);
+  for (let m = v, k = 0; k < length; k++, m = onlyChild(model, m)) nodeRow[m] = runRow;
+  b.push(onlyChild(model, last), runRow, col, false);
+  return true;
+}
+
+/** The continuation is pushed first so that it pops last: side branches are listed before it. */
+function pushChildren(b: RowBuilder, v: number, row: number, col: number, inRun: boolean): void {
+  const list = b.model.children[v] as number[];
+  const main = b.model.mainChild[v] as number;
+  if (main >= 0) b.push(main, row, col, inRun);
+  for (let i = list.length - 1; i >= 0; i--)
+    if (list[i] !== main) b.push(list[i] as number, row, col + 1, false);
+}
+
+/** The first child (the only one inside a run); -1 for none. */
+function onlyChild(model: Model, v: number): number {
+  return (model.children[v] as number[])[0] ?? -1;
+}
+
+/** Whether a node may disappear into a folded run. */
+function isFoldable(model: Model, state: LayoutState, v: number): boolean {
+  if (v < 0) return false;
+  const p = model.parent[v] as number;
+  if (p < 0 || model.children[p]?.length !== 1 || model.children[v]?.length !== 1) return false;
+  if (v === model.leaf || state.collapsed.has(v) || labelOf(model, v) !== undefined) return false;
+  const look = nodeLook(model, v);
+  if (look === "user" || look === "compaction" || look === "branchSummary") return false;
+  // The last entry before the next prompt is the turn's answer: keep it in sight.
+  return nodeLook(model, onlyChild(model, v)) !== "user";
+}
+
+/** What a folded run holds, for its row text: "⋯ 12 entries: 5 assistant, 5 tool, 2 meta". */
+export function runText(model: Model, start: number, length: number): string {
+  const key = `${start}:${length}`;
+  let text = model.runTexts.get(key);
+  if (text === undefined) {
+    text = countRun(model, start, length);
+    model.runTexts.set(key, text);
+  }
+  return text;
+}
+
+function countRun(model: Model, start: number, length: number): string {
+  const counts = new Map<string, number>();
+  for (let m = start, k = 0; k < length; k++, m = onlyChild(model, m)) {
+    const look = nodeLook(model, m);
+    counts.set(look, (counts.get(look) ?? 0) + 1);
+  }
+  const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([look, count]) => `${count} ${look}`);
+  return `⋯ ${length} entries: ${parts.join(", ")}`;
+}

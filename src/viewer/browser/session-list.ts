@@ -1,0 +1,139 @@
+/**
+ * The live viewer's start: the session list (grouped by source, filterable), the session named in
+ * the URL hash, reload. The single-file export has none of this: it opens its inlined session.
+ */
+import type { ViewerOrigin, ViewerSession, ViewerSessionSummary } from "../source.js";
+import { api, byId, clear, el } from "./dom.js";
+import type { ViewerHooks } from "./test-hooks.js";
+import type { Viewer } from "./viewer.js";
+
+export class SessionList {
+  private sessions: ViewerSessionSummary[] = [];
+  private origins: ViewerOrigin[] = [];
+
+  constructor(private readonly viewer: Viewer) {}
+
+  /** Lists the sessions, opens the one in the hash (or the newest), and wires search and reload. */
+  start(hooks: ViewerHooks): void {
+    this.load()
+      .then(() => {
+        window.addEventListener("hashchange", () => this.route());
+        return this.route();
+      })
+      .then(
+        () => {
+          hooks.ready = true;
+        },
+        (err: Error) => {
+          byId("empty").hidden = false;
+          byId("empty").textContent = `The viewer could not list sessions: ${err.message}`;
+          hooks.ready = true;
+        },
+      );
+    byId("search").addEventListener("input", () => this.render());
+    byId("reload").addEventListener("click", () => this.reload());
+  }
+
+  async show(key: string): Promise<void> {
+    byId("workspace").hidden = false;
+    byId("session-title").textContent = "Loading…";
+    document.querySelectorAll(".session-item").forEach((item) => {
+      item.classList.toggle("active", item.getAttribute("data-key") === key);
+    });
+    // Read before opening: selecting the leaf rewrites the hash.
+    const link = new URLSearchParams(location.hash.slice(1));
+    const wanted = link.get("session") === key ? link.get("entry") : null;
+    let session: ViewerSession;
+    try {
+      session = await api<ViewerSession>(`api/session?key=${encodeURIComponent(key)}`);
+    } catch (err) {
+      byId("session-title").textContent = `Could not open this session: ${(err as Error).message}`;
+      return;
+    }
+    this.viewer.openSession(session);
+    if (wanted) this.viewer.jumpTo(wanted);
+  }
+
+  private async load(): Promise<void> {
+    const [origins, list] = await Promise.all([
+      api<{ origins: ViewerOrigin[] }>("api/origins"),
+      api<{ sessions: ViewerSessionSummary[] }>("api/sessions"),
+    ]);
+    this.origins = origins.origins;
+    this.sessions = list.sessions;
+    this.render();
+    document.body.classList.toggle("no-session", this.sessions.length === 0);
+    if (this.sessions.length === 0) this.renderEmpty();
+  }
+
+  private route(): Promise<void> {
+    const key = new URLSearchParams(location.hash.slice(1)).get("session");
+    const open = this.viewer.shown?.session.key;
+    if (key && open !== key) return this.show(key);
+    const newest = this.sessions[0];
+    if (!newest || key || open !== undefined) return Promise.resolve();
+    history.replaceState(null, "", `#session=${encodeURIComponent(newest.key)}`);
+    return this.show(newest.key);
+  }
+
+  /** Sessions grow while an agent runs: re-read the list and the open session, keeping the selection. */
+  private async reload(): Promise<void> {
+    const viewer = this.viewer;
+    const keep = viewer.selected >= 0 ? viewer.entryId(viewer.selected) : null;
+    await this.load();
+    const open = viewer.shown?.session.key;
+    if (open === undefined || this.sessions.length === 0) return this.route();
+    viewer.openSession(await api<ViewerSession>(`api/session?key=${encodeURIComponent(open)}`));
+    if (keep) viewer.jumpTo(keep);
+  }
+
+  private render(): void {
+    const box = byId("session-list");
+    const filter = byId<HTMLInputElement>("search").value.trim().toLowerCase();
+    clear(box);
+    const shown = this.sessions.filter(
+      (s) => !filter || [s.name, s.firstMessage, s.cwd, s.id].join(" ").toLowerCase().includes(filter),
+    );
+    for (const origin of this.origins) {
+      const mine = shown.filter((s) => s.source === origin.source);
+      const group = el("div", "group");
+      group.appendChild(el("div", "group-title", `${origin.source} · ${mine.length}`));
+      group.appendChild(el("div", "group-location mono", origin.location));
+      for (const s of mine) group.appendChild(sessionItem(s));
+      box.appendChild(group);
+    }
+  }
+
+  private renderEmpty(): void {
+    byId("workspace").hidden = true;
+    const box = byId("empty");
+    box.hidden = false;
+    clear(box);
+    box.appendChild(el("h2", null, "No sessions found"));
+    box.appendChild(el("p", null, "The viewer looked in these places:"));
+    const list = el("ul");
+    for (const o of this.origins) {
+      const state = o.exists ? " (no session files there)" : " (does not exist)";
+      list.appendChild(el("li", null, `${o.source}: ${o.location}${state}`));
+    }
+    box.appendChild(list);
+    const hint =
+      "Sessions appear here once an agent writes them (pi, or sessiontree's SessionManager). " +
+      "Point the viewer elsewhere with: sessiontree view --root DIR --pi DIR";
+    box.appendChild(el("p", null, hint));
+  }
+}
+
+function sessionItem(s: ViewerSessionSummary): HTMLButtonElement {
+  const item = el("button", "session-item");
+  item.setAttribute("data-key", s.key);
+  item.setAttribute("data-session-id", s.id);
+  item.appendChild(el("div", "session-name", s.name || s.firstMessage || s.id));
+  const meta = `${s.messageCount} messages · ${new Date(s.modifiedAt).toLocaleString()} · ${s.cwd}`;
+  item.appendChild(el("div", "session-meta", meta));
+  item.title = s.location;
+  item.addEventListener("click", () => {
+    location.hash = `session=${encodeURIComponent(s.key)}`;
+  });
+  return item;
+}
