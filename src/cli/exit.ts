@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from "commander";
 import { isSessionTreeError } from "../core/errors.js";
 
 /** What a command's exit status means: scripts rely on these. */
@@ -24,12 +23,4 @@ export function errorCode(error: unknown): string {
   if (error instanceof UsageError) return "usage";
   if (isSessionTreeError(error)) return error.code;
   return "internal";
-}
-
-/** Commander parser for a count option: a whole number ≥ 0, else a usage error (exit 2). */
-export function parseCount(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
-  return n;
 }

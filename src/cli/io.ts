@@ -1,4 +1,5 @@
-import { SingleBar } from "cli-progress";
+import { createRequire } from "node:module";
+import type * as CliProgress from "cli-progress";
 import pc from "picocolors";
 
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -49,6 +50,8 @@ const SILENT: Progress = { tick: () => {}, stop: () => {} };
 
 export function startProgress(io: CliIO, label: string, total: number, minTotal = 50): Progress {
   if (!io.stderrIsTTY || total < minTotal) return SILENT;
+  // Required only when a bar is shown: cli-progress and its width tables cost every command time.
+  const { SingleBar } = createRequire(import.meta.url)("cli-progress") as typeof CliProgress;
   const bar = new SingleBar({
     format: `${label} [{bar}] {value}/{total}`,
     stream: process.stderr,

@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { Cli } from "./cli.js";
+import { Cli } from "./command-context.js";
 import { EXIT_OK, EXIT_USAGE, errorCode, exitCodeFor } from "./exit.js";
 import { type CliIO, colorsFor, processIO } from "./io.js";
 import { buildProgram } from "./program.js";

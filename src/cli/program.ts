@@ -1,14 +1,16 @@
 import { Command } from "commander";
-import type { Cli } from "./cli.js";
+import type { Cli } from "./command-context.js";
 import * as chat from "./commands/chat.js";
+import * as checkout from "./commands/checkout.js";
 import * as exportCommand from "./commands/export.js";
 import * as fork from "./commands/fork.js";
 import * as fsck from "./commands/fsck.js";
 import * as importCommand from "./commands/import.js";
 import * as keys from "./commands/keys.js";
+import * as label from "./commands/label.js";
 import * as ls from "./commands/ls.js";
 import * as migrate from "./commands/migrate.js";
-import * as navigate from "./commands/navigate.js";
+import * as name from "./commands/name.js";
 import * as repair from "./commands/repair.js";
 import * as serve from "./commands/serve.js";
 import * as show from "./commands/show.js";
@@ -18,6 +20,10 @@ import * as view from "./commands/view.js";
 /**
  * The `sessiontree` program. Global options (`--root`, `--pi`, `--json`) are accepted before or
  * after the command. Commander never exits the process: `main` turns its errors into exit codes.
+ *
+ * Registering is cheap: a command module holds only its options and help, and its action imports
+ * what does the work, so each run loads one command's code (`ls` never loads the server, the
+ * databases or the agent). scripts/cli-modules.mjs shows what a command loads.
  */
 export function buildProgram(cli: Cli): Command {
   const program = new Command("sessiontree")
@@ -36,7 +42,9 @@ export function buildProgram(cli: Cli): Command {
     ls,
     tree,
     show,
-    navigate,
+    checkout,
+    label,
+    name,
     fork,
     exportCommand,
     importCommand,

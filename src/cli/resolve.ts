@@ -1,11 +1,17 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { isAbsolute, resolve, sep } from "node:path";
 import { NotFoundError } from "../core/errors.js";
+import type { SessionTree } from "../core/tree.js";
 import { candidateDirsFor } from "../file/paths.js";
 import { findMostRecentSession, peekHeader } from "../session/locate.js";
 import { UsageError } from "./exit.js";
 import type { CliIO } from "./io.js";
 import { allSessionFiles, idFromFileName, type Location } from "./location.js";
+
+/** How a command's help names a session argument or option. */
+export const SESSION_REF_HELP = "session id, id prefix or file (default: the latest of this directory)";
+/** How a command's help names an entry argument. */
+export const ENTRY_REF_HELP = "entry id or unique prefix";
 
 /**
  * The file of the session a user named: a path, a session id, or a unique prefix of one. With no
@@ -55,6 +61,22 @@ function mostRecent(location: Location, io: CliIO): string {
       details: { cwd: io.cwd, root: location.root },
     },
   );
+}
+
+/**
+ * An entry named by id or by a unique prefix of one (Claude Code's ids are long). Ambiguity is a
+ * usage error; no match is `entry_not_found`.
+ */
+export function resolveEntryId(tree: SessionTree, ref: string): string {
+  if (tree.getEntry(ref)) return ref;
+  const matches = tree
+    .getEntries()
+    .map((e) => e.id)
+    .filter((id) => id.startsWith(ref));
+  if (matches.length === 1) return matches[0] as string;
+  if (matches.length > 1)
+    throw new UsageError(`"${ref}" matches ${matches.length} entries: ${matches.slice(0, 5).join(", ")}…`);
+  throw new NotFoundError("entry_not_found", `No entry "${ref}" in this session`, { details: { id: ref } });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CommandContext } from "./cli.js";
+import type { CommandContext } from "./command-context.js";
 import { UsageError } from "./exit.js";
 import { allSessionFiles } from "./location.js";
 

@@ -1,5 +1,6 @@
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import type { AgentMessage } from "../core/messages.js";
+import { describeEntry } from "./describe.js";
 
 export interface MarkdownExportInput {
   header: SessionHeader;
@@ -29,38 +30,29 @@ export function exportMarkdown(input: MarkdownExportInput): string {
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
+/** The entry's heading (or, for a setting, label or name, its one-line note) and its body. */
 function entryMarkdown(entry: SessionEntry): string[] {
+  const { title } = describeEntry(entry);
   switch (entry.type) {
     case "message":
-      return messageMarkdown(entry.message as AgentMessage);
+      return messageMarkdown(entry.message as AgentMessage, title);
     case "compaction":
-      return [`## Compaction summary (${entry.tokensBefore} tokens before)`, "", entry.summary];
     case "branch_summary":
-      return ["## Summary of an abandoned branch", "", entry.summary];
+      return [`## ${title}`, "", entry.summary];
     case "custom_message":
-      return [`## Extension message (${entry.customType})`, "", contentText(entry.content)];
-    case "model_change":
-      return [`*Model: ${entry.provider}/${entry.modelId}*`];
-    case "thinking_level_change":
-      return [`*Thinking level: ${entry.thinkingLevel}*`];
-    case "session_info":
-      return [`*Session named: ${entry.name ?? "(cleared)"}*`];
-    case "label":
-      return [`*Label on ${entry.targetId}: ${entry.label ?? "(cleared)"}*`];
-    case "custom":
-      return [`*Extension state: ${entry.customType}*`];
+      return [`## ${title}`, "", contentText(entry.content)];
     default:
-      return [`*Entry of type ${(entry as { type: string }).type}*`];
+      return [`*${title}*`];
   }
 }
 
-function messageMarkdown(message: AgentMessage): string[] {
+function messageMarkdown(message: AgentMessage, title: string): string[] {
   const m = message as unknown as Record<string, unknown>;
   switch (message.role) {
     case "user":
-      return ["## User", "", contentText(m.content)];
+      return [`## ${title}`, "", contentText(m.content)];
     case "assistant": {
-      const out = [`## Assistant${typeof m.model === "string" ? ` (${m.model})` : ""}`, ""];
+      const out = [`## ${title}`, ""];
       for (const block of Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : []) {
         if (block.type === "text") out.push(String(block.text), "");
         else if (block.type === "thinking") out.push(quote(String(block.thinking)), "");
@@ -71,18 +63,14 @@ function messageMarkdown(message: AgentMessage): string[] {
       return out;
     }
     case "toolResult":
-      return [
-        `### Tool result: ${String(m.toolName)}${m.isError ? " (error)" : ""}`,
-        "",
-        fence(contentText(m.content)),
-      ];
+      return [`### ${title}`, "", fence(contentText(m.content))];
     default:
-      return [`## ${String(message.role)}`, "", contentText(m.content ?? m.summary ?? m.output ?? m.command)];
+      return [`## ${title}`, "", contentText(m.content ?? m.summary ?? m.output ?? m.command)];
   }
 }
 
 /** The text of string or block content; images and other blocks are named, not dropped. */
-export function contentText(content: unknown): string {
+function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return content === undefined ? "" : String(content);
   return content

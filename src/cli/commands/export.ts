@@ -1,95 +1,24 @@
-import { existsSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Command } from "commander";
-import { exportJson } from "../../format/export-json.js";
-import { exportMarkdown } from "../../format/export-markdown.js";
-import type { SessionManager } from "../../session/session-manager.js";
-import { renderHtmlExport } from "../../viewer/html-export.js";
-import { type Cli, resolveEntryId } from "../cli.js";
-import { UsageError } from "../exit.js";
+import type { Cli } from "../command-context.js";
+import { SESSION_REF_HELP } from "../resolve.js";
+import type { ExportOptions } from "./export-run.js";
 
-interface ExportOptions {
-  format?: string;
-  html?: boolean;
-  md?: boolean;
-  output?: string;
-  at?: string;
-  force?: boolean;
-}
-
-const FORMATS = ["md", "json", "html"] as const;
-type Format = (typeof FORMATS)[number];
-
+/** `sessiontree export`: Markdown of a branch, JSON of everything, or the viewer as one HTML file. */
 export function register(program: Command, cli: Cli): void {
   program
     .command("export")
     .description(
       "write a session as Markdown (the leaf's branch), JSON (everything) or one HTML file (the viewer)",
     )
-    .argument("[session]", "session id, id prefix or file (default: the latest of this directory)")
+    .argument("[session]", SESSION_REF_HELP)
     .option("-f, --format <format>", "md, json or html (default md; --json alone means json)")
     .option("--html", "same as --format html")
     .option("--md", "same as --format md")
     .option("-o, --output <file>", "write to a file instead of stdout")
     .option("--force", "overwrite the output file if it exists")
     .option("--at <entry>", "Markdown and JSON context: the branch ending at this entry instead of the leaf")
-    .action((ref: string | undefined, options: ExportOptions, command: Command) => {
-      const ctx = cli.context(command);
-      const format = formatOf(options, ctx.json);
-      const { path, text, sessionId } = ctx.withSession(ref, (manager, path) => {
-        const at = options.at === undefined ? manager.getLeafId() : resolveEntryId(manager.tree, options.at);
-        return { path, text: render(manager, format, at), sessionId: manager.getSessionId() };
-      });
-      if (!options.output) {
-        ctx.io.out(text);
-        return;
-      }
-      const target = resolve(ctx.io.cwd, options.output);
-      if (existsSync(target) && !options.force)
-        throw new UsageError(`${target} exists (use --force to overwrite)`);
-      writeFileSync(target, text);
-      if (ctx.json)
-        return ctx.printJson({
-          sessionId,
-          source: path,
-          format,
-          output: target,
-          bytes: Buffer.byteLength(text),
-        });
-      ctx.print(`Wrote ${format} export of ${sessionId} to ${target}`);
+    .action(async (ref: string | undefined, options: ExportOptions, command: Command) => {
+      const { runExport } = await import("./export-run.js");
+      await runExport(cli.context(command), ref, options);
     });
-}
-
-function formatOf(options: ExportOptions, json: boolean): Format {
-  const picked = [options.format, options.html ? "html" : undefined, options.md ? "md" : undefined].filter(
-    Boolean,
-  );
-  if (new Set(picked).size > 1) throw new UsageError(`Choose one format, not ${picked.join(" and ")}`);
-  const format = picked[0] ?? (json ? "json" : "md");
-  const normal = format === "markdown" ? "md" : format;
-  if (!FORMATS.includes(normal as Format))
-    throw new UsageError(`Unknown format "${format}" (md, json, html)`);
-  return normal as Format;
-}
-
-function render(manager: SessionManager, format: Format, at: string | null): string {
-  const header = manager.getHeader();
-  if (!header) throw new UsageError("The session has no header");
-  const entries = manager.getEntries();
-  const name = manager.getSessionName();
-  const labels = manager.tree.getLabels();
-  const path = at === null ? [] : manager.getBranch(at);
-  if (format === "html") return renderHtmlExport({ header, entries, leafId: manager.getLeafId(), labels });
-  if (format === "md") return exportMarkdown({ header, path, name, labels });
-  const context = manager.buildSessionContextAt(at);
-  const doc = exportJson({
-    header,
-    entries,
-    leafId: manager.getLeafId(),
-    name,
-    labels,
-    branch: path.map((e) => e.id),
-    context,
-  });
-  return `${JSON.stringify(doc, null, 2)}\n`;
 }

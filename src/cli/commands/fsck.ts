@@ -1,16 +1,7 @@
 import type { Command } from "commander";
-import type { SessionIssue } from "../../core/issues.js";
-import { type FsckReport, fsckFile } from "../../file/fsck.js";
-import type { Cli, CommandContext } from "../cli.js";
-import { errorCode } from "../exit.js";
-import { startProgress } from "../io.js";
-import { expandTargets } from "../targets.js";
+import type { Cli } from "../command-context.js";
 
-/** Issues that make `fsck` exit 1. Identical duplicates (info) are harmless. */
-export function isFinding(issue: SessionIssue): boolean {
-  return issue.severity === "error" || issue.severity === "warning";
-}
-
+/** `sessiontree fsck [TARGET...]`: checks files and says where each problem is. */
 export function register(program: Command, cli: Cli): void {
   program
     .command("fsck")
@@ -19,67 +10,8 @@ export function register(program: Command, cli: Cli): void {
     )
     .argument("[targets...]", "sessions (id, prefix, file) or folders; default: every session of the root")
     .option("-q, --quiet", "print only files with findings")
-    .action((targets: string[], options: { quiet?: boolean }, command: Command) => {
-      const ctx = cli.context(command);
-      const files = expandTargets(ctx, targets, true);
-      const reports: Array<FsckReport & { findings: number }> = [];
-      const failures: Array<{ path: string; code: string; message: string }> = [];
-      const progress = startProgress(ctx.io, "Checking", files.length);
-      for (const path of files) {
-        try {
-          const report = fsckFile(path);
-          const findings = report.issues.filter(isFinding).length + (report.ok ? 0 : report.header ? 0 : 1);
-          reports.push({ ...report, findings });
-        } catch (error) {
-          failures.push({ path, code: errorCode(error), message: (error as Error).message });
-        }
-        progress.tick();
-      }
-      progress.stop();
-      const bad = reports.filter((r) => r.findings > 0).length + failures.length;
-      if (bad > 0) ctx.findings();
-      if (ctx.json)
-        return ctx.printJson({ checked: files.length, withFindings: bad, files: reports, failures });
-      print(ctx, reports, failures, options.quiet === true);
+    .action(async (targets: string[], options: { quiet?: boolean }, command: Command) => {
+      const { runFsck } = await import("./fsck-run.js");
+      runFsck(cli.context(command), targets, options.quiet === true);
     });
-}
-
-function print(
-  ctx: CommandContext,
-  reports: Array<FsckReport & { findings: number }>,
-  failures: Array<{ path: string; message: string }>,
-  quiet: boolean,
-): void {
-  const c = ctx.colors;
-  for (const report of reports) {
-    if (report.findings === 0 && quiet) continue;
-    const what = report.header
-      ? `${report.entries} entries, v${report.version}`
-      : report.bytes === 0
-        ? "empty file, not a session"
-        : "not a session";
-    const status = report.findings > 0 ? c.red("FAIL") : c.green("ok  ");
-    ctx.print(`${status} ${report.path} ${c.dim(`(${what})`)}`);
-    for (const issue of report.issues) {
-      const place =
-        issue.line !== undefined
-          ? `line ${issue.line}${issue.offset !== undefined ? ` @${issue.offset}` : ""}`
-          : "";
-      const sev =
-        issue.severity === "error"
-          ? c.red(issue.code)
-          : issue.severity === "warning"
-            ? c.yellow(issue.code)
-            : c.dim(issue.code);
-      ctx.print(`     ${sev} ${c.dim(place)} ${issue.message}`);
-    }
-  }
-  for (const failure of failures) ctx.print(`${c.red("FAIL")} ${failure.path} ${failure.message}`);
-  const bad = reports.filter((r) => r.findings > 0).length + failures.length;
-  const total = reports.length + failures.length;
-  ctx.print(
-    bad > 0
-      ? c.red(`${bad} of ${total} file(s) with findings`)
-      : c.green(`${total} file(s) checked, no findings`),
-  );
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { createApiKey, openServiceDb, type ServiceDb } from "../../server/index.js";
+import type { ServiceDb } from "../../server/index.js";
 
 interface StoreFlags {
   user: string;
@@ -8,7 +8,9 @@ interface StoreFlags {
   json?: boolean;
 }
 
+/** Opens the service's database for one piece of work. Loaded on use: it brings SQLite or pg. */
 async function withDb<T>(flags: StoreFlags, work: (db: ServiceDb) => Promise<T>): Promise<T> {
+  const { openServiceDb } = await import("../../server/index.js");
   const db = await openServiceDb({ data: flags.data, database: flags.database });
   try {
     return await work(db);
@@ -23,7 +25,7 @@ function storeOptions(command: Command): Command {
     .option("--data <dir>", "data folder of the embedded SQLite database", "./.sessiontree")
     .option(
       "--database <url>",
-      "postgres:// URL (env SESSIONTREE_DATABASE)",
+      "postgres:// URL or sqlite:FILE (env SESSIONTREE_DATABASE)",
       process.env.SESSIONTREE_DATABASE,
     )
     .option("--json", "print JSON");
@@ -36,6 +38,7 @@ export function register(program: Command): void {
   storeOptions(keys.command("create").description("create an API key (shown once: store it now)"))
     .option("--name <name>", "what the key is for", "")
     .action(async (flags: StoreFlags & { name: string }) => {
+      const { createApiKey } = await import("../../server/index.js");
       const { key, row } = await withDb(flags, (db) => createApiKey(db, flags.user, flags.name));
       if (flags.json) console.log(JSON.stringify({ key, id: row.id, user: row.userId, name: row.name }));
       else console.log(`${key}\n(id ${row.id} for user ${row.userId}: the key is not shown again)`);

@@ -1,22 +1,7 @@
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
-import { createServer, openBackends, purgeExpiredSessions, type ServerOptions } from "../../server/index.js";
-
-/** Option parsers shared by `serve` and `keys`. */
-export function parseInteger(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
-    return n;
-  };
-}
-
-export function parseDays(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError("expected a number of days >= 0");
-  return n;
-}
+import type { ServerOptions } from "../../server/index.js";
+import { parseDays, parseInteger } from "../option-parsers.js";
 
 interface ServeFlags {
   port: number;
@@ -64,7 +49,7 @@ export function register(program: Command): void {
     .option("--data <dir>", "data folder of the embedded SQLite database", "./.sessiontree")
     .option(
       "--database <url>",
-      "postgres:// URL (instead of SQLite; env SESSIONTREE_DATABASE)",
+      "postgres:// URL, or sqlite:FILE (instead of the data folder; env SESSIONTREE_DATABASE)",
       process.env.SESSIONTREE_DATABASE,
     )
     .option("--retention-days <days>", "purge sessions soft-deleted longer ago than this (hourly)", parseDays)
@@ -82,6 +67,8 @@ export function register(program: Command): void {
     .option("--jwt-issuer <iss>", "required JWT issuer")
     .option("--jwt-audience <aud>", "required JWT audience")
     .action(async (flags: ServeFlags) => {
+      // Loaded on use, as in `purge-deleted`: the service brings the HTTP stack and the databases.
+      const { createServer } = await import("../../server/index.js");
       const server = await createServer(toOptions(flags));
       const { url } = await server.listen();
       const where = flags.database ? "PostgreSQL" : `SQLite in ${flags.data}`;
@@ -119,6 +106,7 @@ export function registerPurge(program: Command): void {
       process.env.SESSIONTREE_DATABASE,
     )
     .action(async (flags: PurgeFlags) => {
+      const { openBackends, purgeExpiredSessions } = await import("../../server/index.js");
       const backends = await openBackends({ data: flags.data, database: flags.database });
       try {
         const purged = await purgeExpiredSessions(

@@ -2,9 +2,13 @@ import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { defaultPiAgentDir } from "../../file/paths.js";
-import { createLocalSource } from "../../viewer/local-source.js";
-import { DEFAULT_VIEWER_PORT, startViewer } from "../../viewer/serve.js";
 import { UsageError } from "../exit.js";
+
+/**
+ * The viewer's default port, for the help text: viewer/serve.ts's DEFAULT_VIEWER_PORT, which cannot
+ * be imported here without loading the HTTP server for every command (a test keeps the two equal).
+ */
+const VIEWER_PORT_HELP = 7766;
 
 interface ViewOptions {
   root?: string;
@@ -22,7 +26,7 @@ export function register(program: Command): void {
   const command = program
     .command("view")
     .description("open the session tree viewer in the browser (sessiontree's sessions and pi's)")
-    .option("-p, --port <n>", `port on 127.0.0.1 (0: any free port; default ${DEFAULT_VIEWER_PORT})`)
+    .option("-p, --port <n>", `port on 127.0.0.1 (0: any free port; default ${VIEWER_PORT_HELP})`)
     .option("--no-open", "print the address without opening a browser");
   const has = (flag: string) => program.options.some((o) => o.long === flag);
   if (!has("--root"))
@@ -31,7 +35,10 @@ export function register(program: Command): void {
     command.option("--pi [dir]", "pi's agent directory (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)");
   command.action(async (_options: ViewOptions, cmd: Command) => {
     const options = cmd.optsWithGlobals<ViewOptions>();
-    const port = options.port === undefined ? DEFAULT_VIEWER_PORT : parsePort(options.port);
+    const port = options.port === undefined ? undefined : parsePort(options.port);
+    // Loaded on use: the viewer brings the HTTP server.
+    const { createLocalSource } = await import("../../viewer/local-source.js");
+    const { startViewer } = await import("../../viewer/serve.js");
     const piDir = typeof options.pi === "string" ? resolve(options.pi) : defaultPiAgentDir();
     const source = createLocalSource({ root: options.root ? resolve(options.root) : undefined, piDir });
     const viewer = await startViewer({ source, port, fallbackPort: options.port === undefined });

@@ -1,7 +1,7 @@
 import type { SessionTreeNode } from "../../core/tree.js";
+import { describeEntry, type EntryKind } from "../../format/describe.js";
 import type { Colors } from "../io.js";
 import { oneLine } from "../io.js";
-import { describeEntry, type EntryKind } from "./describe.js";
 
 export interface TreeRenderOptions {
   leafId: string | null;
@@ -16,7 +16,7 @@ export interface TreeRenderOptions {
 }
 
 /** The symbols that tell entries apart without colour: on the leaf's path, off it, the leaf itself. */
-export const SYMBOLS = { onPath: "●", offPath: "○", leaf: "◉" } as const;
+const SYMBOLS = { onPath: "●", offPath: "○", leaf: "◉" } as const;
 
 const KEEP = 2;
 

@@ -1,8 +1,6 @@
 import type { Command } from "commander";
-import { NotFoundError } from "../core/errors.js";
-import type { SessionTree } from "../core/tree.js";
-import { SessionManager } from "../session/session-manager.js";
-import { EXIT_FINDINGS, UsageError } from "./exit.js";
+import type { SessionManager } from "../session/session-manager.js";
+import { EXIT_FINDINGS } from "./exit.js";
 import { type CliIO, type Colors, colorsFor } from "./io.js";
 import { type GlobalOptions, type Location, locationFrom } from "./location.js";
 import { resolveSession } from "./resolve.js";
@@ -63,12 +61,14 @@ export class CommandContext {
    * Opens a session through the pi-compatible manager, runs `use`, and closes it. With `write`,
    * the session's writer lease is taken first: a session an agent owns is refused (`lease_held`).
    */
-  withSession<T>(
+  async withSession<T>(
     ref: string | undefined,
     use: (manager: SessionManager, path: string) => T,
     options: { write?: boolean } = {},
-  ): T {
+  ): Promise<T> {
     const path = this.sessionPath(ref);
+    // Loaded on use: listing and checking never open a session through the manager.
+    const { SessionManager } = await import("../session/session-manager.js");
     const lease = options.write ? "fail" : undefined;
     const manager = SessionManager.open(path, undefined, undefined, { root: this.location.root, lease });
     try {
@@ -77,20 +77,4 @@ export class CommandContext {
       manager.close();
     }
   }
-}
-
-/**
- * An entry named by id or by a unique prefix of one (Claude Code's ids are long). Ambiguity is a
- * usage error; no match is `entry_not_found`.
- */
-export function resolveEntryId(tree: SessionTree, ref: string): string {
-  if (tree.getEntry(ref)) return ref;
-  const matches = tree
-    .getEntries()
-    .map((e) => e.id)
-    .filter((id) => id.startsWith(ref));
-  if (matches.length === 1) return matches[0] as string;
-  if (matches.length > 1)
-    throw new UsageError(`"${ref}" matches ${matches.length} entries: ${matches.slice(0, 5).join(", ")}…`);
-  throw new NotFoundError("entry_not_found", `No entry "${ref}" in this session`, { details: { id: ref } });
 }

@@ -1,0 +1,55 @@
+import { type RepairReport, repairFile } from "../../file/repair.js";
+import type { CommandContext } from "../command-context.js";
+import { errorCode } from "../exit.js";
+import { startProgress } from "../io.js";
+import { checkAll, expandTargets } from "../targets.js";
+
+export interface RepairCommandOptions {
+  all?: boolean;
+  dryRun?: boolean;
+}
+
+interface Failure {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** Repairs each target; a failure, or a dry run that finds work to do, makes the exit status 1. */
+export function runRepair(ctx: CommandContext, targets: string[], options: RepairCommandOptions): void {
+  checkAll(options.all, targets);
+  const files = expandTargets(ctx, targets, options.all === true);
+  const reports: RepairReport[] = [];
+  const failures: Failure[] = [];
+  const progress = startProgress(ctx.io, "Repairing", files.length);
+  for (const path of files) {
+    try {
+      reports.push(repairFile(path, { dryRun: options.dryRun }));
+    } catch (error) {
+      failures.push({ path, code: errorCode(error), message: (error as Error).message });
+    }
+    progress.tick();
+  }
+  progress.stop();
+  if (failures.length > 0 || (options.dryRun && reports.some((r) => r.changed))) ctx.findings();
+  if (ctx.json) {
+    ctx.printJson({ dryRun: options.dryRun === true, files: reports, failures });
+    return;
+  }
+  print(ctx, reports, failures, options.dryRun === true);
+}
+
+function print(ctx: CommandContext, reports: RepairReport[], failures: Failure[], dryRun: boolean): void {
+  const c = ctx.colors;
+  for (const report of reports) {
+    const verb = !report.changed
+      ? c.green("clean   ")
+      : dryRun
+        ? c.yellow("would fix")
+        : c.yellow("repaired");
+    ctx.print(`${verb} ${report.path} ${c.dim(`(${report.entriesWritten} entries)`)}`);
+    for (const action of report.actions) ctx.print(`     ${action.kind} ${c.dim(action.message)}`);
+    if (report.backupPath) ctx.print(`     ${c.dim(`original kept at ${report.backupPath}`)}`);
+  }
+  for (const failure of failures) ctx.print(`${c.red("failed  ")} ${failure.path}: ${failure.message}`);
+}

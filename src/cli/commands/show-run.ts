@@ -1,0 +1,36 @@
+import type { CommandContext } from "../command-context.js";
+import { renderContext } from "../render/context.js";
+import { resolveEntryId } from "../resolve.js";
+
+export interface ShowOptions {
+  at?: string;
+  full?: boolean;
+}
+
+/** Prints the projected context as a transcript (or `--json`); its warnings go to stderr. */
+export async function runShow(
+  ctx: CommandContext,
+  ref: string | undefined,
+  options: ShowOptions,
+): Promise<void> {
+  const { path, at, context, sessionId, leafId } = await ctx.withSession(ref, (manager, path) => {
+    const at = options.at === undefined ? manager.getLeafId() : resolveEntryId(manager.tree, options.at);
+    const context = manager.buildSessionContextAt(at);
+    return { path, at, context, sessionId: manager.getSessionId(), leafId: manager.getLeafId() };
+  });
+  if (ctx.json) {
+    ctx.printJson({ sessionId, path, at, leafId, ...context });
+    return;
+  }
+  const c = ctx.colors;
+  const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "none";
+  ctx.print(
+    c.dim(
+      `session ${sessionId} · at ${at ?? "(before the first entry)"} · model ${model} · thinking ${context.thinkingLevel} · ${context.messages.length} messages`,
+    ),
+    "",
+  );
+  const lines = renderContext(context, { colors: c, width: ctx.io.columns, maxLines: options.full ? 0 : 12 });
+  ctx.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : `${c.dim("(no messages)")}\n`);
+  for (const warning of context.warnings) ctx.io.err(`${c.yellow("warning")} ${warning.message}\n`);
+}

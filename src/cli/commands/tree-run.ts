@@ -1,0 +1,99 @@
+import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
+import type { SessionTreeNode } from "../../core/tree.js";
+import { describeEntry } from "../../format/describe.js";
+import type { CommandContext } from "../command-context.js";
+import { pathIds, renderTree } from "../render/tree.js";
+import { versionOnDisk } from "../resolve.js";
+
+export interface TreeOptions {
+  full?: boolean;
+  collapse?: number;
+}
+
+/** One node of `tree --json`: flat, parents before children (deep trees stay printable). */
+interface TreeRow {
+  id: string;
+  parentId: string | null;
+  type: string;
+  kind: string;
+  tag: string;
+  text: string;
+  timestamp: string;
+  label: string | null;
+  onPath: boolean;
+  isLeaf: boolean;
+  children: string[];
+}
+
+/** Draws the tree (or prints it as flat `--json` rows); reading problems are a note on stderr. */
+export async function runTree(
+  ctx: CommandContext,
+  ref: string | undefined,
+  options: TreeOptions,
+): Promise<void> {
+  const view = await ctx.withSession(ref, (manager, path) => ({
+    path,
+    roots: manager.getTree(),
+    leafId: manager.getLeafId(),
+    issues: manager.getIssues(),
+    sessionId: manager.getSessionId(),
+    name: manager.getSessionName(),
+    count: manager.getEntries().length,
+  }));
+  const { path, roots, leafId, issues, sessionId, name, count } = view;
+  if (ctx.json) {
+    return ctx.printJson({
+      sessionId,
+      path,
+      leafId,
+      name: name ?? null,
+      nodes: flatten(roots, leafId),
+      issues,
+    });
+  }
+  const c = ctx.colors;
+  ctx.print(`${c.bold(name ?? sessionId)} ${c.dim(`${count} entries · ${path}`)}`);
+  if (roots.length === 0) ctx.print(c.dim("(empty session)"));
+  const collapseOver = options.full ? 0 : (options.collapse ?? 8);
+  const lines = renderTree(roots, { leafId, colors: c, width: ctx.io.columns, collapseOver });
+  ctx.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : "");
+  noteOldVersion(ctx, path);
+  if (issues.length > 0)
+    ctx.io.err(`${c.yellow(`${issues.length} issue(s) reading this session; see \`sessiontree fsck\``)}\n`);
+}
+
+/** A v1 file has no entry ids: the ids just shown change on every read until it is migrated. */
+function noteOldVersion(ctx: CommandContext, path: string): void {
+  const version = versionOnDisk(path);
+  if (version === null || version >= CURRENT_SESSION_VERSION) return;
+  ctx.io.err(
+    ctx.colors.yellow(
+      `note: a v${version} file has no entry ids; these change on every read until \`sessiontree migrate ${path}\`\n`,
+    ),
+  );
+}
+
+function flatten(roots: readonly SessionTreeNode[], leafId: string | null): TreeRow[] {
+  const onPath = pathIds(roots, leafId);
+  const rows: TreeRow[] = [];
+  const stack = [...roots].reverse();
+  while (stack.length > 0) {
+    const node = stack.pop() as SessionTreeNode;
+    const { kind, tag, text } = describeEntry(node.entry);
+    rows.push({
+      id: node.entry.id,
+      parentId: node.entry.parentId,
+      type: node.entry.type,
+      kind,
+      tag,
+      text,
+      timestamp: node.entry.timestamp,
+      label: node.label ?? null,
+      onPath: onPath.has(node.entry.id),
+      isLeaf: node.entry.id === leafId,
+      children: node.children.map((child) => child.entry.id),
+    });
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as SessionTreeNode);
+  }
+  return rows;
+}
