@@ -1,22 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type ProjectedContext, projectContext } from "../../src/core/context.js";
-import { LEAF_MARKER_TYPE, type SessionEntry } from "../../src/core/entry.js";
+import { LEAF_MARKER_TYPE } from "../../src/core/entry.js";
 import { SessionTree } from "../../src/core/tree.js";
+import { entryMaker, messageMaker } from "../support/messages.js";
 
-const T0 = Date.parse("2026-01-01T00:00:00.000Z");
-let tick = 0;
-const ts = () => new Date(T0 + ++tick * 1000).toISOString();
-
-type Fields = Record<string, unknown>;
-const entry = (type: string, id: string, parentId: string | null, fields: Fields = {}) =>
-  ({ type, id, parentId, timestamp: ts(), ...fields }) as SessionEntry;
-const user = (id: string, parentId: string | null) =>
-  entry("message", id, parentId, { message: { role: "user", content: id, timestamp: 1 } });
+const { entry, user: userEntry, assistant: reply } = entryMaker();
+const { user } = messageMaker();
+/** Each assistant names its own model, so the context's model shows which reply it came from. */
 const assistant = (id: string, parentId: string | null) =>
-  entry("message", id, parentId, {
-    message: { role: "assistant", content: [], provider: "p", model: `model-${id}`, timestamp: 2 },
-  });
+  reply(id, parentId, id, { provider: "p", model: `model-${id}` });
 
 /**
  * Every kind of entry the projection treats differently, on two branches: one with a compaction
@@ -25,23 +18,23 @@ const assistant = (id: string, parentId: string | null) =>
 function mixedTree(): SessionTree {
   const tree = new SessionTree();
   const entries = [
-    user("u1", null),
+    userEntry("u1", null),
     assistant("a1", "u1"),
     entry("thinking_level_change", "t1", "a1", { thinkingLevel: "high" }),
     entry("custom", "s1", "t1", { customType: "ext", data: { n: 1 } }),
     entry("custom_message", "cm", "s1", { customType: "note", content: "hi", display: true }),
     entry("branch_summary", "bs-empty", "cm", { fromId: "a1", summary: "" }),
     entry("branch_summary", "bs", "bs-empty", { fromId: "a1", summary: "went elsewhere" }),
-    user("u2", "bs"),
+    userEntry("u2", "bs"),
     entry("model_change", "mc", "u2", { provider: "q", modelId: "m2" }),
     entry("compaction", "c1", "mc", { summary: "sum", firstKeptEntryId: "u2", tokensBefore: 9 }),
     entry("label", "l1", "c1", { targetId: "u1", label: "start" }),
-    user("u3", "l1"),
+    userEntry("u3", "l1"),
     entry("custom", "s2", "u3", { customType: "ext", data: { n: 2 } }),
     assistant("a3", "s2"),
     // A second branch from a1, compacted with a kept entry on the other branch.
     entry("compaction", "c2", "a1", { summary: "other", firstKeptEntryId: "u3", tokensBefore: 4 }),
-    user("u4", "c2"),
+    userEntry("u4", "c2"),
     entry("custom", "marker", "u4", { customType: LEAF_MARKER_TYPE }),
   ];
   for (const e of entries) tree.load(e);
@@ -116,8 +109,7 @@ describe("SessionTree.getBranchSlots and projectContext over slots", () => {
     const tree = mixedTree();
     const context = projectContext(tree.getBranchSlots("a3"));
     tree.branch("a3");
-    for (let i = 0; i < 100; i++)
-      tree.append({ type: "message", message: { role: "user", content: `${i}`, timestamp: i } });
+    for (let i = 0; i < 100; i++) tree.append({ type: "message", message: user(`${i}`) });
     assert.deepEqual(context.messageEntryIds, ["c1", "u2", "u3", "a3"]);
     assert.deepEqual({ ...context }.messageEntryIds, ["c1", "u2", "u3", "a3"], "a spread copies the value");
     context.messageEntryIds = ["x"];

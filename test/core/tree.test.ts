@@ -4,20 +4,10 @@ import { projectContext } from "../../src/core/context.js";
 import { LEAF_MARKER_TYPE, type SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { SessionTree, type SessionTreeNode } from "../../src/core/tree.js";
+import { entryMaker, messageMaker } from "../support/messages.js";
 
-const T0 = Date.parse("2026-01-01T00:00:00.000Z");
-let tick = 0;
-const ts = () => new Date(T0 + ++tick * 1000).toISOString();
-
-function message(id: string, parentId: string | null, text = id): SessionEntry {
-  return {
-    type: "message",
-    id,
-    parentId,
-    timestamp: ts(),
-    message: { role: "user", content: text, timestamp: 1 },
-  };
-}
+const { entry, user: message } = entryMaker();
+const { user } = messageMaker();
 
 function treeOf(entries: SessionEntry[]): SessionTree {
   const tree = new SessionTree();
@@ -46,6 +36,7 @@ describe("SessionTree", () => {
     let parent: string | null = null;
     for (let i = 0; i < depth; i++) {
       const id = `e${i}`;
+      // A bare literal, not the entry maker: 200,000 of them, and only the shape matters here.
       tree.load({
         type: "message",
         id,
@@ -135,13 +126,7 @@ describe("SessionTree", () => {
   });
 
   test("the leaf follows storage order; a leaf marker moves it to the marker's parent and stays hidden", () => {
-    const marker = {
-      type: "custom",
-      id: "m",
-      parentId: "a",
-      timestamp: ts(),
-      customType: LEAF_MARKER_TYPE,
-    } as SessionEntry;
+    const marker = entry("custom", "m", "a", { customType: LEAF_MARKER_TYPE });
     const tree = treeOf([message("a", null), message("b", "a"), marker]);
     assert.equal(tree.getLeafId(), "a");
     assert.deepEqual(ids(tree.getEntries()), ["a", "b"]);
@@ -159,12 +144,12 @@ describe("SessionTree", () => {
 
   test("appends chain from the leaf; branch and resetLeaf move it; nothing is ever removed", () => {
     const tree = new SessionTree();
-    const a = tree.append({ type: "message", message: { role: "user", content: "a" } });
-    const b = tree.append({ type: "message", message: { role: "user", content: "b" } });
+    const a = tree.append({ type: "message", message: user("a") });
+    const b = tree.append({ type: "message", message: user("b") });
     tree.branch(a.id);
-    const c = tree.append({ type: "message", message: { role: "user", content: "c" } });
+    const c = tree.append({ type: "message", message: user("c") });
     tree.resetLeaf();
-    const d = tree.append({ type: "message", message: { role: "user", content: "d" } });
+    const d = tree.append({ type: "message", message: user("d") });
     assert.equal(b.parentId, a.id);
     assert.equal(c.parentId, a.id);
     assert.equal(d.parentId, null);

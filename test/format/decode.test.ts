@@ -2,16 +2,13 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { decodeSession, SessionDecoder } from "../../src/format/jsonl/decode.js";
 import { encodeLine, encodeSession } from "../../src/format/jsonl/encode.js";
+import { entryMaker } from "../support/messages.js";
 
-const T = "2026-01-01T00:00:00.000Z";
-const header = { type: "session", version: 3, id: "s1", timestamp: T, cwd: "/p" };
-const entry = (id: string, parentId: string | null, text = "héllo ✓") => ({
-  type: "message",
-  id,
-  parentId,
-  timestamp: T,
-  message: { role: "user", content: text },
-});
+const made = entryMaker();
+const header = made.header({ id: "s1", cwd: "/p" });
+const T = header.timestamp;
+/** A user entry whose text is not ASCII, so byte offsets and character counts differ. */
+const entry = (id: string, parentId: string | null, text = "héllo ✓") => made.user(id, parentId, text);
 const lines = (...values: unknown[]) =>
   values.map((v) => (typeof v === "string" ? `${v}\n` : encodeLine(v))).join("");
 
@@ -66,7 +63,8 @@ describe("decodeSession", () => {
   });
 
   test("a line without a newline is a torn tail for files, the last line for whole texts", () => {
-    const text = `${lines(header, entry("a", null))}${JSON.stringify(entry("b", "a"))}`;
+    const torn = entry("b", "a");
+    const text = `${lines(header, entry("a", null))}${JSON.stringify(torn)}`;
     const asFile = decodeSession(text, { tailIsTorn: true });
     assert.deepEqual(
       asFile.entries.map((e) => e.entry.id),
@@ -77,7 +75,7 @@ describe("decodeSession", () => {
       [["torn_tail", 3, offsetOfLine(text, 3)]],
     );
     assert.equal(asFile.completeBytes, offsetOfLine(text, 3));
-    assert.equal(asFile.tornTail?.bytes.toString(), JSON.stringify(entry("b", "a")));
+    assert.equal(asFile.tornTail?.bytes.toString(), JSON.stringify(torn));
     assert.deepEqual(
       decodeSession(text).entries.map((e) => e.entry.id),
       ["a", "b"],

@@ -8,6 +8,7 @@ import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agen
 import { SessionManager } from "../../src/session/session-manager.js";
 import { piFields } from "../session/support/disk-checks.js";
 import { assertSameSession, pairByPosition, SAME_IDS } from "../session/support/pair.js";
+import { messageMaker } from "../support/messages.js";
 
 /**
  * The real pi sessions (v1) from pi's own test fixtures, beside the work tree (../shared/fixtures/pi)
@@ -19,6 +20,7 @@ const FIXTURES =
 const root = mkdtempSync(join(tmpdir(), "st-fixtures-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 let copies = 0;
+const { user } = messageMaker();
 
 function copyOf(name: string): string {
   const dir = join(root, `c${++copies}`);
@@ -48,7 +50,7 @@ for (const name of ["large-session.jsonl", "before-compaction.jsonl"]) {
       const ours = SessionManager.open(path);
       const idsBefore = ours.getEntries().map((e) => e.id);
       const leafBefore = ours.getLeafId();
-      const added = ours.appendMessage({ role: "user", content: "after migration", timestamp: 1 });
+      const added = ours.appendMessage(user("after migration"));
 
       const backups = readdirSync(dirname(path)).filter((f) => f !== name);
       assert.deepEqual(backups, [`${name}.v1.bak`]);
