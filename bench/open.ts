@@ -4,7 +4,7 @@ import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agen
 import { projectContext } from "../src/core/context.js";
 import { SessionFile } from "../src/file/session-file.js";
 import { indexPathFor } from "../src/file/sidecar-index.js";
-import { openPathOnly } from "../src/session/path-resume.js";
+import { openPathOnly } from "../src/session/context-resume.js";
 import { SessionManager } from "../src/session/session-manager.js";
 import type { GeneratedSession } from "./generate.js";
 import type { Row } from "./results.js";

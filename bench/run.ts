@@ -157,7 +157,7 @@ try {
     "## How to read it",
     "",
     "- *SessionManager.open + buildSessionContext* resumes through a sidecar index `<file>.idx` (ids, parents, kinds, offsets;",
-    "  `src/session/path-resume.ts`): it reads only the lines the leaf's context needs, after checking the index against the file",
+    "  `src/session/context-resume.ts`): it reads only the lines the leaf's context needs, after checking the index against the file",
     "  (inode, size, mtime, hashes of the header and the last indexed line, and every line read) and rebuilding it when stale.",
     "  *first open* includes scanning the file and writing the index; *index present* is every later open. The whole file is read",
     "  when a call needs more than the leaf's context (getEntries, getTree, any write): that read is the *full read* row, bounded by",
