@@ -11,7 +11,7 @@ import {
 } from "./entry.js";
 import { NotFoundError } from "./errors.js";
 import type { SessionIssue } from "./issues.js";
-import { stampDraft } from "./stamp.js";
+import { type StampOptions, stampDraft } from "./stamp.js";
 import { analyzeStructure } from "./structure.js";
 
 /** A node of `getTree()`: a defensive copy of the structure, labels resolved. */
@@ -61,7 +61,8 @@ export class SessionTree {
   private name: string | undefined;
   private leafId: string | null = null;
   /** Ids taken by entries this tree does not hold (a partial tree: see `reserveIds`). */
-  private takenElsewhere: ((id: string) => boolean) | null = null;
+  /** Built once (and again on `reserveIds`): an append allocates no closure or options object. */
+  private stampOptions: StampOptions = { isTaken: (id) => this.byId.has(id) };
 
   /** Number of entries, hidden leaf markers included. */
   get size(): number {
@@ -114,7 +115,7 @@ export class SessionTree {
 
   /** Appends a new entry as a child of the leaf and moves the leaf to it. */
   append<E extends SessionEntry>(draft: EntryDraft<E>): E {
-    const entry = stampDraft<E>(draft, this.leafId, { isTaken: this.isTaken() });
+    const entry = stampDraft<E>(draft, this.leafId, this.stampOptions);
     this.index(entry);
     this.leafId = entry.id;
     return entry;
@@ -125,9 +126,11 @@ export class SessionTree {
    * The leaf does not move. Persisting it lets a rewind survive a restart (in pi, too).
    */
   markLeaf(): SessionEntry {
-    const marker = stampDraft({ type: "custom", customType: LEAF_MARKER_TYPE }, this.leafId, {
-      isTaken: this.isTaken(),
-    });
+    const marker = stampDraft(
+      { type: "custom", customType: LEAF_MARKER_TYPE },
+      this.leafId,
+      this.stampOptions,
+    );
     this.index(marker);
     return marker;
   }
@@ -325,13 +328,8 @@ export class SessionTree {
    * ids must not be taken by the entries it does not hold either.
    */
   reserveIds(isTaken: (id: string) => boolean): void {
-    this.takenElsewhere = isTaken;
-  }
-
-  /** Whether a new id would clash: with an entry held, or one reserved for a part not held. */
-  private isTaken(): (id: string) => boolean {
-    const taken = this.takenElsewhere;
-    return taken ? (id: string) => this.byId.has(id) || taken(id) : (id: string) => this.byId.has(id);
+    // An id must be free both among the entries held and among those reserved for the part not held.
+    this.stampOptions = { isTaken: (id) => this.byId.has(id) || isTaken(id) };
   }
 
   private index(entry: SessionEntry): void {
