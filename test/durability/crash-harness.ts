@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
 import { SessionFile } from "../../src/file/session-file.js";
-import { header, quarantinesAt, Rng } from "./support.js";
+import { Random } from "../support/random.js";
+import { header, quarantinesAt } from "./support.js";
 
 /**
  * The crash harness: children append to a session file with durability "fsync" and acknowledge
@@ -79,7 +80,7 @@ async function runLane(
   kills: number,
   stats: CrashStats,
 ): Promise<void> {
-  const rng = new Rng(options.seed * 1000 + lane);
+  const rng = new Random(options.seed * 1000 + lane);
   const perFile = options.killsPerFile ?? 25;
   let state: FileState | null = null;
   let next = new Child();
@@ -110,17 +111,17 @@ function newFile(dir: string, lane: number, stats: CrashStats): FileState {
   return { path, acked: new Map(), pendingTorn: [] };
 }
 
-async function killAtRandom(child: Child, state: FileState, rng: Rng, stats: CrashStats): Promise<void> {
-  child.send(`go ${state.path} ${rng.int(1, 2 ** 31)}`);
+async function killAtRandom(child: Child, state: FileState, rng: Random, stats: CrashStats): Promise<void> {
+  child.send(`go ${state.path} ${rng.between(1, 2 ** 31)}`);
   const roll = rng.next();
   if (roll < 0.35) {
     // Right as the k-th batch starts: the write or its fsync is in flight.
-    await child.announcedWrites(rng.int(1, 6), 2_000);
+    await child.announcedWrites(rng.between(1, 6), 2_000);
     stats.killsAtWrite++;
   } else if (roll < 0.5) {
-    await sleep(rng.int(0, 8));
+    await sleep(rng.between(0, 8));
   } else {
-    await sleep(rng.int(8, 80));
+    await sleep(rng.between(8, 80));
   }
   child.process.kill("SIGKILL");
   const ending = await child.closed;

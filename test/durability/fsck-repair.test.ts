@@ -9,8 +9,9 @@ import { checkEntry } from "../../src/core/validate.js";
 import { fsckFile } from "../../src/file/fsck.js";
 import { repairFile } from "../../src/file/repair.js";
 import { SessionFile } from "../../src/file/session-file.js";
+import { Random } from "../support/random.js";
 import { baseSessions, mutate } from "./fuzz/mutate.js";
-import { entriesOnCycles, Rng, splitLines, tempDir } from "./support.js";
+import { entriesOnCycles, splitLines, tempDir } from "./support.js";
 
 const { dir, cleanup } = tempDir("repair");
 after(cleanup);
@@ -19,7 +20,7 @@ const bases = baseSessions();
 
 /** Damaged files, deterministic: the seeded mutations of the fuzz test, several per kind. */
 function damagedFiles(count: number, seed: number): { name: string; bytes: Buffer }[] {
-  const rng = new Rng(seed);
+  const rng = new Random(seed);
   return Array.from({ length: count }, (_, i) => {
     const { bytes, applied } = mutate(rng.pick(bases), rng);
     return { name: `${i}-${applied.join("+")}`, bytes };

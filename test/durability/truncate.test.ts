@@ -7,13 +7,13 @@ import { isSessionTreeError } from "../../src/core/errors.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { encodeSession } from "../../src/format/jsonl/encode.js";
 import { SessionManager } from "../../src/session/session-manager.js";
+import { Random } from "../support/random.js";
 import {
   assistantEntry,
   header,
   type LineSpan,
   payloadEntry,
   quarantinesAt,
-  Rng,
   splitLines,
   tempDir,
   userEntry,
@@ -159,9 +159,9 @@ test("a cut at every byte offset of the last three lines: entries before it reco
 });
 
 test("a cut at random offsets anywhere (header included), appending through SessionFile and SessionManager", () => {
-  const rng = new Rng(7);
+  const rng = new Random(7);
   for (let i = 0; i < 240; i++) {
-    const cut = rng.int(0, sample.bytes.length);
+    const cut = rng.between(0, sample.bytes.length);
     checkCut(cut, i % 2 === 0 ? appendWithFile : appendWithManager);
   }
 });

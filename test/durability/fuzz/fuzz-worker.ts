@@ -6,7 +6,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
-import { Rng } from "../support.js";
+import { Random } from "../../support/random.js";
+
 import { checkCase, originalLines } from "./check.js";
 import { baseSessions, mutate } from "./mutate.js";
 
@@ -27,9 +28,9 @@ const totals = {
 };
 
 for (let i = 0; i < cases; i++) {
-  // Each case has its own seed, so a failure reproduces alone: new Rng(seed * 100_000 + i).
-  const rng = new Rng(seed * 100_000 + i);
-  const baseIndex = rng.int(0, bases.length - 1);
+  // Each case has its own seed, so a failure reproduces alone: new Random(seed * 100_000 + i).
+  const rng = new Random(seed * 100_000 + i);
+  const baseIndex = rng.between(0, bases.length - 1);
   const { bytes, applied } = mutate(bases[baseIndex] as Buffer, rng);
   for (const name of applied) totals.mutations[name] = (totals.mutations[name] ?? 0) + 1;
   port.postMessage({ type: "start", i });

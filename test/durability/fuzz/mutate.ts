@@ -1,6 +1,7 @@
 import type { SessionEntry } from "../../../src/core/entry.js";
 import { encodeSession } from "../../../src/format/jsonl/encode.js";
-import { assistantEntry, header, payloadEntry, type Rng, userEntry } from "../support.js";
+import type { Random } from "../../support/random.js";
+import { assistantEntry, header, payloadEntry, userEntry } from "../support.js";
 
 /**
  * Random damage to session files, for the fuzz and repair tests. Every mutation works on lines
@@ -8,12 +9,12 @@ import { assistantEntry, header, payloadEntry, type Rng, userEntry } from "../su
  * survived byte-identical.
  */
 type Lines = Buffer[];
-type Mutation = (lines: Lines, rng: Rng) => Lines;
+type Mutation = (lines: Lines, rng: Random) => Lines;
 
 const NL = Buffer.from("\n");
 
-function at(lines: Lines, rng: Rng, from = 0): number {
-  return rng.int(Math.min(from, lines.length - 1), Math.max(0, lines.length - 1));
+function at(lines: Lines, rng: Random, from = 0): number {
+  return rng.between(Math.min(from, lines.length - 1), Math.max(0, lines.length - 1));
 }
 
 function insertAt(lines: Lines, index: number, line: Buffer): Lines {
@@ -44,8 +45,8 @@ const MUTATIONS: Record<string, Mutation> = {
     const i = at(lines, rng);
     const line = Buffer.from(lines[i] as Buffer);
     if (line.length > 0) {
-      const j = rng.int(0, line.length - 1);
-      line[j] = (line[j] as number) ^ rng.int(1, 255);
+      const j = rng.between(0, line.length - 1);
+      line[j] = (line[j] as number) ^ rng.between(1, 255);
     }
     return lines.map((l, k) => (k === i ? line : l));
   },
@@ -56,7 +57,7 @@ const MUTATIONS: Record<string, Mutation> = {
   cutLine(lines, rng) {
     const i = at(lines, rng);
     const line = lines[i] as Buffer;
-    return lines.map((l, k) => (k === i ? line.subarray(0, rng.int(0, line.length)) : l));
+    return lines.map((l, k) => (k === i ? line.subarray(0, rng.between(0, line.length)) : l));
   },
   /** Two lines become one: the newline between them is lost. */
   joinLines(lines, rng) {
@@ -114,16 +115,16 @@ const MUTATIONS: Record<string, Mutation> = {
     );
   },
   hugeLine(lines, rng) {
-    const size = rng.int(300_000, 800_000);
+    const size = rng.between(300_000, 800_000);
     const huge = rng.chance(0.5)
-      ? Buffer.from(JSON.stringify(payloadEntry(`huge${rng.int(0, 9999)}`, null, size, "huge")))
+      ? Buffer.from(JSON.stringify(payloadEntry(`huge${rng.between(0, 9999)}`, null, size, "huge")))
       : Buffer.alloc(size, 0x7b);
     return insertAt(lines, at(lines, rng, 1), huge);
   },
   invalidUtf8(lines, rng) {
     const i = at(lines, rng);
     const line = lines[i] as Buffer;
-    const j = rng.int(0, line.length);
+    const j = rng.between(0, line.length);
     const bad = Buffer.from(
       rng.pick([[0xff], [0xc3, 0x28], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xed, 0xa0, 0x80]]),
     );
@@ -132,7 +133,7 @@ const MUTATIONS: Record<string, Mutation> = {
   emptyHeader: (lines, rng) => [Buffer.from(rng.pick(["", "{}", "   ", "null"])), ...lines.slice(1)],
   crlf: (lines, rng) => lines.map((l) => (rng.chance(0.7) ? Buffer.concat([l, Buffer.from("\r")]) : l)),
   blankLines: (lines, rng) => insertAt(lines, at(lines, rng), Buffer.from(rng.pick(["", "  ", "\t", "\r"]))),
-  nulBytes: (lines, rng) => insertAt(lines, at(lines, rng, 1), Buffer.alloc(rng.int(1, 64), 0)),
+  nulBytes: (lines, rng) => insertAt(lines, at(lines, rng, 1), Buffer.alloc(rng.between(1, 64), 0)),
   deepNesting: (lines, rng) =>
     insertAt(lines, at(lines, rng, 1), Buffer.from(`${"[".repeat(60_000)}${"]".repeat(60_000)}`)),
   oddJson: (lines, rng) =>
@@ -167,10 +168,10 @@ export interface MutatedFile {
 }
 
 /** Applies 1–4 random mutations to a file and joins it back, sometimes ending it mid-line. */
-export function mutate(original: Buffer, rng: Rng): MutatedFile {
+export function mutate(original: Buffer, rng: Random): MutatedFile {
   let lines: Lines = splitOnNewline(original);
   const applied: string[] = [];
-  const count = rng.int(1, 4);
+  const count = rng.between(1, 4);
   for (let i = 0; i < count && lines.length > 0; i++) {
     const name = rng.pick(MUTATION_NAMES);
     applied.push(name);
@@ -178,7 +179,7 @@ export function mutate(original: Buffer, rng: Rng): MutatedFile {
   }
   let bytes = Buffer.concat(lines.flatMap((line) => [line, NL]));
   if (applied.includes("truncate") && bytes.length > 0)
-    bytes = bytes.subarray(0, rng.int(0, bytes.length - 1));
+    bytes = bytes.subarray(0, rng.between(0, bytes.length - 1));
   return { bytes, applied };
 }
 

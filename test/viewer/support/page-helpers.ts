@@ -1,35 +1,8 @@
 import type { Page } from "playwright-core";
+import type { ViewerHooks as Hooks } from "../../../src/viewer/browser/test-hooks.js";
 
-/** What `window.__viewer.style(id)` answers: how the canvas drew that entry's row. */
-export interface RowStyle {
-  id: string;
-  kind: string;
-  run: number;
-  text: string;
-  onPath: boolean;
-  dimmed: boolean;
-  leaf: boolean;
-  label: string | undefined;
-  selected: boolean;
-  hidden: number;
-  marked: boolean;
-}
-
-type Hooks = {
-  ready: boolean;
-  sessionKey(): string | null;
-  selectedId(): string | null;
-  rowOf(id: string): number;
-  reveal(id: string): number;
-  center(id: string): number;
-  clientPoint(id: string): { x: number; y: number } | null;
-  style(id: string): RowStyle | null;
-  rowCount(): number;
-  frame(): { from: number; to: number; drawn: number; ms: number } | null;
-  viewport(): { scale: number; ox: number; oy: number };
-  timings(): Record<string, number>;
-  open(key: string): Promise<void>;
-};
+// The page's own types: a hook the page changes is a compile error here, not a silent mismatch.
+export type { RowStyle } from "../../../src/viewer/browser/row-style.js";
 
 /** Calls one of the page's test hooks (the facts the canvas was drawn from). */
 export function hook<K extends keyof Hooks>(
