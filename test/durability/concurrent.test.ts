@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { SessionFile } from "../../src/file/session-file.js";
-import { header, payloadEntry, splitLines, tempDir } from "./support.js";
+import { entryMaker } from "../support/messages.js";
+import { payloadEntry, splitLines, tempDir } from "./support.js";
 
 const WRITER = fileURLToPath(new URL("./fixtures/writer-child.ts", import.meta.url));
 const { dir, cleanup } = tempDir("concurrent");
@@ -57,7 +58,8 @@ interface Line {
 
 async function runWriters(label: string, writers: number, count: number, size: number): Promise<void> {
   const path = join(dir, `${label}.jsonl`);
-  SessionFile.create(path, header(), [payloadEntry("root0001", null, 10, "root")]).close();
+  const make = entryMaker();
+  SessionFile.create(path, make.header(), [payloadEntry("root0001", null, 10, "root", make.entry)]).close();
   const started = Array.from({ length: writers }, (_, i) =>
     startWriter(path, `w${i}`, count, size, i % 2 === 0 ? "manager" : "group"),
   );

@@ -6,8 +6,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
 import { SessionFile } from "../../src/file/session-file.js";
+import { entryMaker } from "../support/messages.js";
 import { Random } from "../support/random.js";
-import { header, quarantinesAt } from "./support.js";
+import { quarantinesAt } from "./support.js";
 
 /**
  * The crash harness: children append to a session file with durability "fsync" and acknowledge
@@ -107,7 +108,7 @@ async function runLane(
 
 function newFile(dir: string, lane: number, stats: CrashStats): FileState {
   const path = join(dir, `lane${lane}-${stats.files++}.jsonl`);
-  SessionFile.create(path, header(randomUUID()), [], { durability: "fsync" }).close();
+  SessionFile.create(path, entryMaker().header({ id: randomUUID() }), [], { durability: "fsync" }).close();
   return { path, acked: new Map(), pendingTorn: [] };
 }
 

@@ -5,9 +5,11 @@ import type { CustomEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { header, tempDir, userEntry } from "./support.js";
+import { entryMaker } from "../support/messages.js";
+import { tempDir } from "./support.js";
 
 const { dir, cleanup } = tempDir("failed-append");
+const make = entryMaker();
 after(cleanup);
 
 test("an append that cannot be written leaves no phantom entry: the next append's parent is on disk", () => {
@@ -34,7 +36,7 @@ test("an append that cannot be written leaves no phantom entry: the next append'
 
 test("group commit: a batch whose build throws writes nothing and keeps nothing in memory", async () => {
   const path = join(dir, "group.jsonl");
-  SessionFile.create(path, header(), [userEntry("g1", null, "root")]).close();
+  SessionFile.create(path, make.header(), [make.user("g1", null, "root")]).close();
   const file = SessionFile.open(path);
   const good = file.appendAsync((tree) => [tree.append<CustomEntry>({ type: "custom", customType: "ok" })]);
   const bad = file.appendAsync(() => {

@@ -5,17 +5,16 @@ import { after, test } from "node:test";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { encodeLine, encodeLines } from "../../src/format/jsonl/encode.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { assistantEntry, header, tempDir, userEntry } from "./support.js";
+import { entryMaker } from "../support/messages.js";
+import { tempDir } from "./support.js";
 
 const { dir, cleanup } = tempDir("header");
 after(cleanup);
 
 const CWD = "/tmp/project";
-const HEADER = encodeLine(header("0195f0a0-0000-7000-8000-00000000abcd")).replace(
-  '"cwd":"/tmp/project"',
-  `"cwd":"${CWD}"`,
-);
-const BODY = encodeLines([userEntry("e1", null, "first ✓"), assistantEntry("e2", "e1", "reply")]);
+const make = entryMaker();
+const HEADER = encodeLine(make.header({ id: "0195f0a0-0000-7000-8000-00000000abcd", cwd: CWD }));
+const BODY = encodeLines([make.user("e1", null, "first ✓"), make.assistant("e2", "e1", "reply")]);
 
 /** Files that hold something and have no usable header, or nothing but a header. */
 const CASES: Record<string, string | Buffer> = {

@@ -9,10 +9,12 @@ import { isSessionTreeError, type SessionTreeError } from "../../src/core/errors
 import { WriterLease } from "../../src/file/lease.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { header, tempDir, userEntry } from "./support.js";
+import { entryMaker } from "../support/messages.js";
+import { tempDir } from "./support.js";
 
 const HOLDER = fileURLToPath(new URL("./fixtures/lease-child.ts", import.meta.url));
 const { dir, cleanup } = tempDir("lease");
+const make = entryMaker();
 after(cleanup);
 
 /** A process that takes the lease and keeps it until killed. */
@@ -87,7 +89,7 @@ test("within one process a second acquire is refused too, and a released lease c
 
 test("SessionManager with a lease: a live holder means lease_held, or a read-only session by option", async () => {
   const session = join(dir, "managed.jsonl");
-  SessionFile.create(session, header(), [userEntry("m1", null, "owned")]).close();
+  SessionFile.create(session, make.header(), [make.user("m1", null, "owned")]).close();
   const before = readFileSync(session);
   const { child, pid } = await startHolder(session);
   try {

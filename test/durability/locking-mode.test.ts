@@ -8,18 +8,20 @@ import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { header, splitLines, tempDir, userEntry } from "./support.js";
+import { entryMaker } from "../support/messages.js";
+import { splitLines, tempDir } from "./support.js";
 
 const APPEND_ONE = fileURLToPath(new URL("./fixtures/append-one.ts", import.meta.url));
 const CROSS_WRITER = fileURLToPath(new URL("./fixtures/cross-writer.ts", import.meta.url));
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const { dir, cleanup } = tempDir("locking-mode");
+const make = entryMaker();
 after(cleanup);
 
 let files = 0;
 function newSession(): string {
   const path = join(dir, `s${++files}.jsonl`);
-  SessionFile.create(path, header(), [userEntry("root0001", null, "root")]).close();
+  SessionFile.create(path, make.header(), [make.user("root0001", null, "root")]).close();
   return path;
 }
 
@@ -125,7 +127,7 @@ test("a line a non-locking writer (pi) slipped in before our last write is found
   const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
   const ourLine = lines.pop() as string;
   truncateSync(path, Buffer.byteLength(`${lines.join("\n")}\n`));
-  const pi = userEntry("pi000001", "root0001", "from pi");
+  const pi = make.user("pi000001", "root0001", "from pi");
   appendFileSync(path, `${JSON.stringify(pi)}\n${ourLine}\n`);
 
   const [next] = file.write(custom("next"));
@@ -166,7 +168,7 @@ test("exclusive locking: what others do without the lock is still seen (pi's lin
   const path = newSession();
   const file = SessionFile.open(path, { locking: "exclusive" });
   const [a] = file.write(custom("a"));
-  const pi = userEntry("pi000002", a?.id as string, "from pi");
+  const pi = make.user("pi000002", a?.id as string, "from pi");
   appendFileSync(path, `${JSON.stringify(pi)}\n`);
   pause();
   const [b] = file.write(custom("b"));

@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import type { SessionEntry, SessionHeader } from "../../src/core/entry.js";
+import type { SessionEntry } from "../../src/core/entry.js";
+import { entryMaker } from "../support/messages.js";
 
 /** A fresh temporary folder; `cleanup` removes it. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
@@ -9,55 +10,21 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function header(id = "0195f0a0-0000-7000-8000-000000000001"): SessionHeader {
-  return { type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/tmp/project" };
-}
-
-let clock = Date.parse("2026-01-01T00:00:00.000Z");
-function nextTimestamp(): string {
-  clock += 1000;
-  return new Date(clock).toISOString();
-}
-
-export function userEntry(id: string, parentId: string | null, text: string): SessionEntry {
-  return {
-    type: "message",
-    id,
-    parentId,
-    timestamp: nextTimestamp(),
-    message: { role: "user", content: [{ type: "text", text }], timestamp: clock },
-  } as SessionEntry;
-}
-
-export function assistantEntry(id: string, parentId: string | null, text: string): SessionEntry {
-  return {
-    type: "message",
-    id,
-    parentId,
-    timestamp: nextTimestamp(),
-    message: {
-      role: "assistant",
-      content: [{ type: "text", text }],
-      provider: "anthropic",
-      model: "claude-test",
-      api: "anthropic-messages",
-      usage: { input: 10, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 30 },
-      stopReason: "stop",
-      timestamp: clock,
-    },
-  } as SessionEntry;
-}
-
-/** A `custom` entry carrying a payload whose length is recorded, so a reader can tell it is whole. */
-export function payloadEntry(id: string, parentId: string | null, size: number, tag: string): SessionEntry {
-  return {
-    type: "custom",
-    id,
-    parentId,
-    timestamp: nextTimestamp(),
+/**
+ * A `custom` entry carrying a payload whose length is recorded, so a reader can tell it is whole.
+ * `entry` is the caller's `entryMaker().entry`, so its timestamp follows the caller's other entries.
+ */
+export function payloadEntry(
+  id: string,
+  parentId: string | null,
+  size: number,
+  tag: string,
+  entry = entryMaker().entry,
+): SessionEntry {
+  return entry("custom", id, parentId, {
     customType: "durability-test",
     data: { tag, size, pad: "p".repeat(size) },
-  } as SessionEntry;
+  });
 }
 
 /** A line of a file with its place: the bytes exclude the newline; `end` is just past the newline. */

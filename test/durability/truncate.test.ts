@@ -7,32 +7,25 @@ import { isSessionTreeError } from "../../src/core/errors.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { encodeSession } from "../../src/format/jsonl/encode.js";
 import { SessionManager } from "../../src/session/session-manager.js";
+import { entryMaker } from "../support/messages.js";
 import { Random } from "../support/random.js";
-import {
-  assistantEntry,
-  header,
-  type LineSpan,
-  payloadEntry,
-  quarantinesAt,
-  splitLines,
-  tempDir,
-  userEntry,
-} from "./support.js";
+import { type LineSpan, payloadEntry, quarantinesAt, splitLines, tempDir } from "./support.js";
 
 const { dir, cleanup } = tempDir("truncate");
 after(cleanup);
 
 /** A valid session with a branch, a label, multi-byte text (cuts land inside characters) and a large line. */
 function sampleSession(): { bytes: Buffer; entries: SessionEntry[] } {
+  const make = entryMaker();
   const entries: SessionEntry[] = [];
   let parent: string | null = null;
   for (let i = 0; i < 12; i++) {
-    const user = userEntry(`u${i}`, parent, `question ${i}: héllo ✓ 😀 ${"x".repeat(i * 7)}`);
-    const reply = assistantEntry(`a${i}`, user.id, `answer ${i} — ça va 日本語`);
+    const user = make.user(`u${i}`, parent, `question ${i}: héllo ✓ 😀 ${"x".repeat(i * 7)}`);
+    const reply = make.assistant(`a${i}`, user.id, `answer ${i} — ça va 日本語`);
     entries.push(user, reply);
     parent = reply.id;
   }
-  entries.push(userEntry("b1", "a5", "a second branch from a5"));
+  entries.push(make.user("b1", "a5", "a second branch from a5"));
   entries.push({
     type: "label",
     id: "l1",
@@ -41,11 +34,11 @@ function sampleSession(): { bytes: Buffer; entries: SessionEntry[] } {
     targetId: "a5",
     label: "fork",
   } as SessionEntry);
-  entries.push(payloadEntry("big", "l1", 20_000, "large"));
-  entries.push(userEntry("t1", "big", "almost done ✓"));
-  entries.push(userEntry("t2", "t1", "done 😀"));
-  entries.push(userEntry("t3", "t2", "one more, so the last three lines are small ✓"));
-  return { bytes: Buffer.from(encodeSession(header(), entries)), entries };
+  entries.push(payloadEntry("big", "l1", 20_000, "large", make.entry));
+  entries.push(make.user("t1", "big", "almost done ✓"));
+  entries.push(make.user("t2", "t1", "done 😀"));
+  entries.push(make.user("t3", "t2", "one more, so the last three lines are small ✓"));
+  return { bytes: Buffer.from(encodeSession(make.header(), entries)), entries };
 }
 
 const sample = sampleSession();

@@ -20,6 +20,7 @@ import { indexPathFor, loadIndex } from "../../src/file/sidecar-index-codec.js";
 import { KIND, kindName } from "../../src/file/sidecar-index-kind.js";
 import { openPathOnly } from "../../src/session/context-resume.js";
 import { SessionManager } from "../../src/session/session-manager.js";
+import { messageMaker } from "../support/messages.js";
 
 /** The real pi sessions (v1) from pi's own test fixtures, beside the work tree. */
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures/pi");
@@ -27,18 +28,7 @@ const root = mkdtempSync(join(tmpdir(), "st-sidecar-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 let count = 0;
 
-let clock = 1_760_000_000_000;
-const user = (text: string) => ({ role: "user" as const, content: text, timestamp: ++clock });
-const assistant = (text: string, model = "claude-sonnet-4-5") => ({
-  role: "assistant" as const,
-  content: [{ type: "text" as const, text }],
-  api: "anthropic-messages",
-  provider: "anthropic",
-  model,
-  usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2 },
-  stopReason: "stop",
-  timestamp: ++clock,
-});
+const { user, assistant } = messageMaker();
 
 /**
  * A session with everything the context projection looks at: model and thinking changes, custom
@@ -54,7 +44,7 @@ function writeSession(): string {
   for (let i = 0; i < 30; i++) {
     const id = sm.appendMessage(user(`question ${i}`));
     if (i === 12) keep = id;
-    sm.appendMessage(assistant(`answer ${i}`, i < 20 ? "claude-opus-4-1" : "claude-sonnet-4-5"));
+    sm.appendMessage(assistant(`answer ${i}`, { model: i < 20 ? "claude-opus-4-1" : "claude-sonnet-4-5" }));
     if (i === 8) {
       const back = sm.getLeafId() as string;
       for (let j = 0; j < 5; j++) sm.appendMessage(user(`abandoned ${j}`));

@@ -7,7 +7,7 @@ import { SessionManager } from "@mariozechner/pi-coding-agent";
 import { projectContext } from "../../src/core/context.js";
 import { JsonlStore } from "../../src/store/jsonl/jsonl-store.js";
 import { sessionPath } from "../../src/store/jsonl/jsonl-store-layout.js";
-import { assistantMessage, chain, rejectsWith, userMessage } from "./conformance/helpers.js";
+import { chain, make, rejectsWith } from "./conformance/helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "sessiontree-jsonl-pi-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -19,7 +19,7 @@ it("pi opens a JSONL store's file at the store's leaf and builds the same contex
   const { id } = await store.createSession(owner, { cwd: "/work" });
   await store.appendEntries(owner, id, chain("c", 6));
   await store.setLeaf(owner, id, "c-3"); // a rewind with no append after it: a leaf marker
-  await store.appendEntries(owner, id, [userMessage("side", "c-1", "aside")], { moveLeaf: false });
+  await store.appendEntries(owner, id, [make.user("side", "c-1", "aside")], { moveLeaf: false });
   const ours = projectContext(await store.readBranch(owner, id));
   await store.close();
 
@@ -32,7 +32,7 @@ it("pi opens a JSONL store's file at the store's leaf and builds the same contex
   const again = new JsonlStore({ root });
   await again.init();
   assert.equal((await again.getSummary(owner, id)).leafId, "c-3");
-  await again.appendEntries(owner, id, [assistantMessage("c-4b", "c-3", "new way")]);
+  await again.appendEntries(owner, id, [make.assistant("c-4b", "c-3", "new way")]);
   assert.deepEqual(
     (await again.readBranch(owner, id)).map((e) => e.id),
     ["c-0", "c-1", "c-2", "c-3", "c-4b"],
@@ -55,12 +55,12 @@ it("sees lines pi appended behind its back as a new revision, and refuses a stal
   assert.equal(summary.leafId, piId);
   assert.equal(summary.entryCount, 3);
   await rejectsWith(
-    store.appendEntries(owner, id, [userMessage("late", "p-1", "late")], {
+    store.appendEntries(owner, id, [make.user("late", "p-1", "late")], {
       expectedRevision: before.revision,
     }),
     "conflict",
   );
-  const ok = await store.appendEntries(owner, id, [userMessage("next", piId, "after pi")], {
+  const ok = await store.appendEntries(owner, id, [make.user("next", piId, "after pi")], {
     expectedRevision: summary.revision,
   });
   assert.equal(ok.revision, summary.revision + 1);
@@ -75,7 +75,7 @@ it("two store instances on one root see each other's writes, leaf and revision i
   const { id } = await a.createSession(owner);
   await a.appendEntries(owner, id, chain("x", 3));
   assert.equal((await b.getSummary(owner, id)).leafId, "x-2"); // b opens (and caches) the file
-  const fromB = await b.appendEntries(owner, id, [userMessage("y", "x-2", "from b")], {
+  const fromB = await b.appendEntries(owner, id, [make.user("y", "x-2", "from b")], {
     expectedRevision: 2,
   });
   assert.equal(fromB.revision, 3);

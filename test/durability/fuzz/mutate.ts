@@ -1,7 +1,8 @@
 import type { SessionEntry } from "../../../src/core/entry.js";
 import { encodeSession } from "../../../src/format/jsonl/encode.js";
+import { entryMaker } from "../../support/messages.js";
 import type { Random } from "../../support/random.js";
-import { assistantEntry, header, payloadEntry, userEntry } from "../support.js";
+import { payloadEntry } from "../support.js";
 
 /**
  * Random damage to session files, for the fuzz and repair tests. Every mutation works on lines
@@ -196,6 +197,7 @@ function splitOnNewline(data: Buffer): Lines {
 
 /** Valid v3 sessions to damage: branches, labels, a compaction, names, models, unicode, a large entry. */
 export function baseSessions(): Buffer[] {
+  const make = entryMaker();
   const rich: SessionEntry[] = [];
   let parent: string | null = null;
   const push = (entry: SessionEntry) => {
@@ -218,8 +220,8 @@ export function baseSessions(): Buffer[] {
     thinkingLevel: "high",
   } as SessionEntry);
   for (let i = 0; i < 15; i++) {
-    push(userEntry(`u${i}`, parent, `q${i} ✓ 日本 😀`));
-    push(assistantEntry(`a${i}`, parent, `answer ${i}`));
+    push(make.user(`u${i}`, parent, `q${i} ✓ 日本 😀`));
+    push(make.assistant(`a${i}`, parent, `answer ${i}`));
   }
   push({
     type: "compaction",
@@ -230,8 +232,8 @@ export function baseSessions(): Buffer[] {
     firstKeptEntryId: "u10",
     tokensBefore: 1234,
   } as SessionEntry);
-  push(userEntry("after1", parent, "after compaction"));
-  rich.push(userEntry("br1", "a4", "a branch"));
+  push(make.user("after1", parent, "after compaction"));
+  rich.push(make.user("br1", "a4", "a branch"));
   rich.push({
     type: "branch_summary",
     id: "bs1",
@@ -264,7 +266,7 @@ export function baseSessions(): Buffer[] {
     content: "hi",
     display: true,
   } as SessionEntry);
-  rich.push(payloadEntry("pay1", "cm1", 30_000, "large"));
+  rich.push(payloadEntry("pay1", "cm1", 30_000, "large", make.entry));
   rich.push({
     type: "custom",
     id: "leafmk1",
@@ -274,12 +276,12 @@ export function baseSessions(): Buffer[] {
   } as SessionEntry);
 
   const small = [
-    userEntry("s1", null, "one"),
-    assistantEntry("s2", "s1", "two"),
-    userEntry("s3", "s2", "three"),
+    make.user("s1", null, "one"),
+    make.assistant("s2", "s1", "two"),
+    make.user("s3", "s2", "three"),
   ];
   return [
-    Buffer.from(encodeSession(header(), rich)),
-    Buffer.from(encodeSession(header("0195f0a0-0000-7000-8000-0000000000ff"), small)),
+    Buffer.from(encodeSession(make.header(), rich)),
+    Buffer.from(encodeSession(make.header({ id: "0195f0a0-0000-7000-8000-0000000000ff" }), small)),
   ];
 }

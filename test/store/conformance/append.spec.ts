@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { SessionEntry } from "../../../src/core/entry.js";
 import { LEAF_MARKER_TYPE } from "../../../src/core/entry.js";
-import { chain, ids, newOwner, rejectsWith, type SpecContext, ts, userMessage } from "./helpers.js";
+import { chain, ids, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
 
 export function appendSpec(ctx: SpecContext): void {
   async function fresh() {
@@ -40,7 +40,7 @@ export function appendSpec(ctx: SpecContext): void {
     const reordered = { ...(batch[0] as SessionEntry) };
     const flipped = Object.fromEntries(Object.entries(reordered).reverse()) as unknown as SessionEntry;
     assert.deepEqual((await ctx.store().appendEntries(owner, id, [flipped])).skipped, ["r-0"]);
-    const changed = userMessage("r-1", "r-0", "something else");
+    const changed = make.user("r-1", "r-0", "something else");
     await rejectsWith(ctx.store().appendEntries(owner, id, [changed]), "duplicate_entry");
     // A partly new batch writes only the new entries.
     const more = [...batch, ...chain("r2", 2, "r-2")];
@@ -53,13 +53,13 @@ export function appendSpec(ctx: SpecContext): void {
   it("requires each parent to be stored or earlier in the batch", async () => {
     const { owner, id } = await fresh();
     await rejectsWith(
-      ctx.store().appendEntries(owner, id, [userMessage("x", "missing", "hi")]),
+      ctx.store().appendEntries(owner, id, [make.user("x", "missing", "hi")]),
       "invalid_entry",
     );
-    const later = [userMessage("c", "b", "child first"), userMessage("b", null, "parent second")];
+    const later = [make.user("c", "b", "child first"), make.user("b", null, "parent second")];
     await rejectsWith(ctx.store().appendEntries(owner, id, later), "invalid_entry");
     await rejectsWith(
-      ctx.store().appendEntries(owner, id, [userMessage("self", "self", "loop")]),
+      ctx.store().appendEntries(owner, id, [make.user("self", "self", "loop")]),
       "invalid_entry",
     );
     assert.equal((await ctx.store().getSummary(owner, id)).revision, 1);
@@ -68,13 +68,13 @@ export function appendSpec(ctx: SpecContext): void {
   it("is atomic: a batch with one bad entry writes nothing", async () => {
     const { owner, id } = await fresh();
     const good = chain("g", 3);
-    const bad = { type: "message", id: "g-bad", parentId: "g-2", timestamp: ts() };
+    const bad = make.entry("message", "g-bad", "g-2");
     await rejectsWith(
       ctx.store().appendEntries(owner, id, [...good, bad as unknown as SessionEntry]),
       "invalid_entry",
     );
     await rejectsWith(
-      ctx.store().appendEntries(owner, id, [...good, userMessage("g-0", null, "changed")]),
+      ctx.store().appendEntries(owner, id, [...good, make.user("g-0", null, "changed")]),
       "duplicate_entry",
     );
     const loaded = await ctx.store().loadSession(owner, id);
@@ -84,40 +84,22 @@ export function appendSpec(ctx: SpecContext): void {
 
   it("refuses unsafe ids, invalid entries and leaf markers", async () => {
     const { owner, id } = await fresh();
-    await rejectsWith(
-      ctx.store().appendEntries(owner, id, [userMessage("../x", null, "hi")]),
-      "invalid_entry",
-    );
-    await rejectsWith(
-      ctx.store().appendEntries(owner, id, [userMessage("a/b", null, "hi")]),
-      "invalid_entry",
-    );
+    await rejectsWith(ctx.store().appendEntries(owner, id, [make.user("../x", null, "hi")]), "invalid_entry");
+    await rejectsWith(ctx.store().appendEntries(owner, id, [make.user("a/b", null, "hi")]), "invalid_entry");
     const noTimestamp = { type: "label", id: "l1", parentId: null, targetId: "x" };
     await rejectsWith(
       ctx.store().appendEntries(owner, id, [noTimestamp as unknown as SessionEntry]),
       "invalid_entry",
     );
-    const marker = {
-      type: "custom",
-      customType: LEAF_MARKER_TYPE,
-      id: "m1",
-      parentId: null,
-      timestamp: ts(),
-    };
-    await rejectsWith(ctx.store().appendEntries(owner, id, [marker as SessionEntry]), "invalid_entry");
+    const marker = make.entry("custom", "m1", null, { customType: LEAF_MARKER_TYPE });
+    await rejectsWith(ctx.store().appendEntries(owner, id, [marker]), "invalid_entry");
   });
 
   it("keeps unknown entry types and unknown fields untouched", async () => {
     const { owner, id } = await fresh();
-    const odd = {
-      type: "future_thing",
-      id: "f1",
-      parentId: null,
-      timestamp: ts(),
-      extra: { deep: [1, "two", null] },
-    };
-    const withField = { ...userMessage("f2", "f1", "hello"), vendorField: "kept" } as unknown as SessionEntry;
-    await ctx.store().appendEntries(owner, id, [odd as unknown as SessionEntry, withField]);
+    const odd = make.entry("future_thing", "f1", null, { extra: { deep: [1, "two", null] } });
+    const withField = { ...make.user("f2", "f1", "hello"), vendorField: "kept" } as unknown as SessionEntry;
+    await ctx.store().appendEntries(owner, id, [odd, withField]);
     const { entries } = await ctx.store().loadSession(owner, id);
     assert.deepEqual(entries, [odd, withField]);
   });
@@ -127,7 +109,7 @@ export function appendSpec(ctx: SpecContext): void {
     await ctx.store().appendEntries(owner, id, chain("m", 2));
     const side = await ctx
       .store()
-      .appendEntries(owner, id, [userMessage("side", "m-0", "aside")], { moveLeaf: false });
+      .appendEntries(owner, id, [make.user("side", "m-0", "aside")], { moveLeaf: false });
     assert.equal(side.leafId, "m-1");
     assert.equal(side.revision, 3);
   });
@@ -135,7 +117,7 @@ export function appendSpec(ctx: SpecContext): void {
   it("derives the name from session_info entries (latest wins, empty clears)", async () => {
     const { owner, id } = await fresh();
     const info = (entryId: string, parentId: string | null, name: string) =>
-      ({ type: "session_info", id: entryId, parentId, timestamp: ts(), name }) as SessionEntry;
+      make.entry("session_info", entryId, parentId, { name });
     await ctx.store().appendEntries(owner, id, [info("i1", null, "  First  ")]);
     assert.equal((await ctx.store().getSummary(owner, id)).name, "First");
     await ctx.store().appendEntries(owner, id, [info("i2", "i1", "Second")]);

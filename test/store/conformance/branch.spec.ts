@@ -1,14 +1,6 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import {
-  assistantMessage,
-  chain,
-  ids,
-  newOwner,
-  rejectsWith,
-  type SpecContext,
-  userMessage,
-} from "./helpers.js";
+import { chain, ids, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
 
 export function branchSpec(ctx: SpecContext): void {
   /** root → a → b, with a second branch a → c → d and a third root r2. */
@@ -18,12 +10,12 @@ export function branchSpec(ctx: SpecContext): void {
     await ctx
       .store()
       .appendEntries(owner, id, [
-        userMessage("root", null, "start"),
-        assistantMessage("a", "root", "reply"),
-        userMessage("b", "a", "first way"),
-        userMessage("c", "a", "second way"),
-        assistantMessage("d", "c", "second reply"),
-        userMessage("r2", null, "another root"),
+        make.user("root", null, "start"),
+        make.assistant("a", "root", "reply"),
+        make.user("b", "a", "first way"),
+        make.user("c", "a", "second way"),
+        make.assistant("d", "c", "second reply"),
+        make.user("r2", null, "another root"),
       ]);
     await ctx.store().setLeaf(owner, id, "d");
     return { owner, id };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { chain, newOwner, rejectsWith, type SpecContext, userMessage } from "./helpers.js";
+import { chain, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
 
 export function conflictsSpec(ctx: SpecContext): void {
   it("rejects a stale expectedRevision with the current revision, and writes nothing", async () => {
@@ -9,14 +9,14 @@ export function conflictsSpec(ctx: SpecContext): void {
     const first = await ctx.store().appendEntries(owner, id, chain("c", 2), { expectedRevision: 1 });
     assert.equal(first.revision, 2);
     const error = await rejectsWith(
-      ctx.store().appendEntries(owner, id, [userMessage("c-x", "c-1", "late")], { expectedRevision: 1 }),
+      ctx.store().appendEntries(owner, id, [make.user("c-x", "c-1", "late")], { expectedRevision: 1 }),
       "conflict",
     );
     assert.equal(error.currentRevision, 2);
     assert.equal((await ctx.store().loadSession(owner, id)).entries.length, 2);
     const ok = await ctx
       .store()
-      .appendEntries(owner, id, [userMessage("c-x", "c-1", "late")], { expectedRevision: 2 });
+      .appendEntries(owner, id, [make.user("c-x", "c-1", "late")], { expectedRevision: 2 });
     assert.equal(ok.revision, 3);
   });
 
@@ -40,8 +40,8 @@ export function conflictsSpec(ctx: SpecContext): void {
     const owner = newOwner();
     const { id } = await ctx.store().createSession(owner);
     const results = await Promise.allSettled([
-      ctx.store().appendEntries(owner, id, [userMessage("one", null, "1")], { expectedRevision: 1 }),
-      ctx.store().appendEntries(owner, id, [userMessage("two", null, "2")], { expectedRevision: 1 }),
+      ctx.store().appendEntries(owner, id, [make.user("one", null, "1")], { expectedRevision: 1 }),
+      ctx.store().appendEntries(owner, id, [make.user("two", null, "2")], { expectedRevision: 1 }),
     ]);
     const won = results.filter((r) => r.status === "fulfilled");
     const lost = results.filter((r) => r.status === "rejected");

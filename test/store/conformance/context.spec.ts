@@ -3,18 +3,24 @@ import { it } from "node:test";
 import { projectContext } from "../../../src/core/context.js";
 import type { SessionEntry } from "../../../src/core/entry.js";
 import { SessionTree } from "../../../src/core/tree.js";
-import { assistantMessage, newOwner, type SpecContext, ts, userMessage } from "./helpers.js";
+import { make, newOwner, type SpecContext } from "./helpers.js";
 
 /** A session that exercises every rule of the projection: model, thinking, compaction, summaries, custom. */
 function richSession(): { entries: SessionEntry[]; leaves: string[] } {
-  const e = (value: Record<string, unknown>) => ({ timestamp: ts(), ...value }) as unknown as SessionEntry;
+  const e = ({
+    type,
+    id,
+    parentId,
+    ...fields
+  }: { type: string; id: string; parentId: string | null } & Record<string, unknown>) =>
+    make.entry(type, id, parentId, fields);
   const entries: SessionEntry[] = [
     e({ type: "model_change", id: "mc", parentId: null, provider: "p0", modelId: "m0" }),
     e({ type: "thinking_level_change", id: "tl", parentId: "mc", thinkingLevel: "high" }),
-    userMessage("u1", "tl", "first question"),
-    assistantMessage("a1", "u1", "first answer", "m1"),
-    userMessage("u2", "a1", "second question"),
-    assistantMessage("a2", "u2", "second answer", "m2"),
+    make.user("u1", "tl", "first question"),
+    make.assistant("a1", "u1", "first answer", { provider: "p", model: "m1" }),
+    make.user("u2", "a1", "second question"),
+    make.assistant("a2", "u2", "second answer", { provider: "p", model: "m2" }),
     e({
       type: "compaction",
       id: "cp",
@@ -32,9 +38,9 @@ function richSession(): { entries: SessionEntry[]; leaves: string[] } {
       content: "remember",
       display: true,
     }),
-    userMessage("u3", "cm", "after compaction"),
+    make.user("u3", "cm", "after compaction"),
     e({ type: "branch_summary", id: "bs", parentId: "a1", fromId: "a2", summary: "tried another way" }),
-    userMessage("u4", "bs", "on the other branch"),
+    make.user("u4", "bs", "on the other branch"),
     e({ type: "label", id: "lb", parentId: "u4", targetId: "u1", label: "start" }),
   ];
   return { entries, leaves: ["u3", "lb", "a1", "cp"] };

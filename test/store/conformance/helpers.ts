@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type { SessionEntry } from "../../../src/core/entry.js";
 import type { SessionStore, StoreCapabilities } from "../../../src/store/store.js";
+import { entryMaker } from "../../support/messages.js";
 
 /** What a backend's test file hands to `runConformance`. */
 export interface ConformanceTarget {
@@ -23,46 +24,11 @@ export function newOwner(): string {
   return `owner-${randomUUID()}`;
 }
 
-let clock = Date.parse("2026-01-01T00:00:00.000Z");
-/** Distinct, increasing timestamps so tree order by time is well defined. */
-export function ts(): string {
-  clock += 1000;
-  return new Date(clock).toISOString();
-}
-
-export function userMessage(id: string, parentId: string | null, text: string): SessionEntry {
-  return {
-    type: "message",
-    id,
-    parentId,
-    timestamp: ts(),
-    message: { role: "user", content: [{ type: "text", text }], timestamp: 1 },
-  } as SessionEntry;
-}
-
-export function assistantMessage(
-  id: string,
-  parentId: string | null,
-  text: string,
-  model = "m-1",
-): SessionEntry {
-  return {
-    type: "message",
-    id,
-    parentId,
-    timestamp: ts(),
-    message: {
-      role: "assistant",
-      content: [{ type: "text", text }],
-      provider: "p",
-      model,
-      api: "x",
-      usage: { input: 1, output: 1 },
-      stopReason: "stop",
-      timestamp: 2,
-    },
-  } as SessionEntry;
-}
+/**
+ * Entries for every spec: one clock for the run, so timestamps increase across suites sharing a
+ * database and tree order by time is well defined.
+ */
+export const make = entryMaker();
 
 /** A linear chain of alternating user/assistant messages, ids `${prefix}-0…`, under `parentId`. */
 export function chain(prefix: string, count: number, parentId: string | null = null): SessionEntry[] {
@@ -72,8 +38,8 @@ export function chain(prefix: string, count: number, parentId: string | null = n
     const id = `${prefix}-${i}`;
     entries.push(
       i % 2 === 0
-        ? userMessage(id, parent, `${prefix} question ${i}`)
-        : assistantMessage(id, parent, `answer ${i}`),
+        ? make.user(id, parent, `${prefix} question ${i}`)
+        : make.assistant(id, parent, `answer ${i}`),
     );
     parent = id;
   }

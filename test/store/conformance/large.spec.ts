@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { chain, ids, newOwner, type SpecContext, userMessage } from "./helpers.js";
+import { chain, ids, make, newOwner, type SpecContext } from "./helpers.js";
 
 const SIZE = 10_000;
 
@@ -14,7 +14,7 @@ export function largeSpec(ctx: SpecContext): void {
       assert.equal(result.appended.length, 1000);
     }
     // A side branch near the root: the branch read must leave it out.
-    await ctx.store().appendEntries(owner, id, [userMessage("side", "big-10", "side")], { moveLeaf: false });
+    await ctx.store().appendEntries(owner, id, [make.user("side", "big-10", "side")], { moveLeaf: false });
     const summary = await ctx.store().getSummary(owner, id);
     assert.equal(summary.entryCount, SIZE + 1);
     assert.equal(summary.leafId, `big-${SIZE - 1}`);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { chain, ids, newOwner, rejectsWith, type SpecContext, userMessage } from "./helpers.js";
+import { chain, ids, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
 
 export function leafSpec(ctx: SpecContext): void {
   it("moves the leaf back, branches on the next append, and keeps every entry", async () => {
@@ -9,7 +9,7 @@ export function leafSpec(ctx: SpecContext): void {
     await ctx.store().appendEntries(owner, id, chain("l", 4));
     const moved = await ctx.store().setLeaf(owner, id, "l-1");
     assert.equal(moved.leafId, "l-1");
-    const branch = await ctx.store().appendEntries(owner, id, [userMessage("alt", "l-1", "other way")]);
+    const branch = await ctx.store().appendEntries(owner, id, [make.user("alt", "l-1", "other way")]);
     assert.equal(branch.leafId, "alt");
     const loaded = await ctx.store().loadSession(owner, id);
     assert.deepEqual(ids(loaded.entries), ["l-0", "l-1", "l-2", "l-3", "alt"]);
@@ -23,7 +23,7 @@ export function leafSpec(ctx: SpecContext): void {
     assert.equal((await ctx.store().setLeaf(owner, id, null)).leafId, null);
     assert.equal((await ctx.store().getSummary(owner, id)).leafId, null);
     assert.deepEqual(await ctx.store().readBranch(owner, id), []);
-    const root2 = await ctx.store().appendEntries(owner, id, [userMessage("root2", null, "new root")]);
+    const root2 = await ctx.store().appendEntries(owner, id, [make.user("root2", null, "new root")]);
     assert.equal(root2.leafId, "root2");
   });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { SessionSummary } from "../../../src/store/store.js";
-import { newOwner, rejectsWith, type SpecContext, sleep, userMessage } from "./helpers.js";
+import { make, newOwner, rejectsWith, type SpecContext, sleep } from "./helpers.js";
 
 export function listSpec(ctx: SpecContext): void {
   async function listAll(owner: string, limit: number, extra = {}) {
@@ -23,7 +23,7 @@ export function listSpec(ctx: SpecContext): void {
     await sleep(3);
     await ctx.store().createSession(owner, { id: "list-c" });
     await sleep(3);
-    await ctx.store().appendEntries(owner, a.id, [userMessage("m", null, "touch a")]);
+    await ctx.store().appendEntries(owner, a.id, [make.user("m", null, "touch a")]);
     const page = await ctx.store().listSessions(owner);
     assert.deepEqual(
       page.items.map((s) => s.id),
@@ -60,8 +60,8 @@ export function listSpec(ctx: SpecContext): void {
     await ctx
       .store()
       .appendEntries(owner, asked.id, [
-        userMessage("q", null, "Why does the PARSER fail?"),
-        userMessage("q2", "q", "zebra later message"),
+        make.user("q", null, "Why does the PARSER fail?"),
+        make.user("q2", "q", "zebra later message"),
       ]);
     await ctx.store().createSession(owner, { name: "unrelated" });
     const found = await ctx.store().listSessions(owner, { search: "parser" });

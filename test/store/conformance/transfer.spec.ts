@@ -6,16 +6,7 @@ import { fileURLToPath } from "node:url";
 import { SessionTree } from "../../../src/core/tree.js";
 import { decodeSession } from "../../../src/format/jsonl/decode.js";
 import { MemoryStore } from "../../../src/store/memory/memory-store.js";
-import {
-  assistantMessage,
-  chain,
-  ids,
-  newOwner,
-  rejectsWith,
-  type SpecContext,
-  ts,
-  userMessage,
-} from "./helpers.js";
+import { chain, ids, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
 
 const FIXTURES = ["large-session.jsonl", "before-compaction.jsonl"];
 /** pi's own test sessions, beside the work tree (../shared/fixtures/pi), or where SESSIONTREE_PI_FIXTURES says. */
@@ -35,17 +26,8 @@ export function transferSpec(ctx: SpecContext): void {
   it("exports pi v3 JSONL that imports into another backend as the same session", async () => {
     const owner = newOwner();
     const { id } = await ctx.store().createSession(owner, { cwd: "/w", name: "Transfer" });
-    const label = {
-      type: "label",
-      id: "lbl",
-      parentId: "t-3",
-      timestamp: ts(),
-      targetId: "t-1",
-      label: "here",
-    };
-    await ctx
-      .store()
-      .appendEntries(owner, id, [...chain("t", 4), label as never, userMessage("alt", "t-1", "other")]);
+    const label = make.entry("label", "lbl", "t-3", { targetId: "t-1", label: "here" });
+    await ctx.store().appendEntries(owner, id, [...chain("t", 4), label, make.user("alt", "t-1", "other")]);
     await ctx.store().setLeaf(owner, id, "t-3"); // a leaf that is not the last entry
     const jsonl = await ctx.store().exportJsonl(owner, id);
     const lines = jsonl
@@ -104,14 +86,14 @@ export function transferSpec(ctx: SpecContext): void {
 
   it("imports a v3 file with labels, branches and a leaf marker", async () => {
     const owner = newOwner();
-    const header = { type: "session", version: 3, id: `imp-${Date.now()}`, timestamp: ts(), cwd: "/x" };
+    const header = make.header({ id: `imp-${Date.now()}`, cwd: "/x" });
     const entries = [
-      userMessage("a1", null, "hello"),
-      assistantMessage("a2", "a1", "hi"),
-      userMessage("b1", "a2", "branch one"),
-      userMessage("c1", "a2", "branch two"),
-      { type: "label", id: "lb", parentId: "c1", timestamp: ts(), targetId: "a2", label: "fork" },
-      { type: "custom", customType: "sessiontree.leaf", id: "mk", parentId: "b1", timestamp: ts() },
+      make.user("a1", null, "hello"),
+      make.assistant("a2", "a1", "hi"),
+      make.user("b1", "a2", "branch one"),
+      make.user("c1", "a2", "branch two"),
+      make.entry("label", "lb", "c1", { targetId: "a2", label: "fork" }),
+      make.entry("custom", "mk", "b1", { customType: "sessiontree.leaf" }),
     ];
     const jsonl = `${[header, ...entries].map((e) => JSON.stringify(e)).join("\n")}\n`;
     const summary = await ctx.store().importJsonl(owner, jsonl);
@@ -125,10 +107,10 @@ export function transferSpec(ctx: SpecContext): void {
   it("refuses files that are not sessions or have damaged lines, storing nothing", async () => {
     const owner = newOwner();
     await rejectsWith(ctx.store().importJsonl(owner, "not json\n"), "not_a_session");
-    const header = { type: "session", version: 3, id: `bad-${Date.now()}`, timestamp: ts(), cwd: "/x" };
-    const damaged = `${JSON.stringify(header)}\n${JSON.stringify(userMessage("a", null, "x"))}\n{"broken\n`;
+    const header = make.header({ id: `bad-${Date.now()}`, cwd: "/x" });
+    const damaged = `${JSON.stringify(header)}\n${JSON.stringify(make.user("a", null, "x"))}\n{"broken\n`;
     await rejectsWith(ctx.store().importJsonl(owner, damaged), "invalid_entry");
-    const orphan = `${JSON.stringify(header)}\n${JSON.stringify(userMessage("a", "nowhere", "x"))}\n`;
+    const orphan = `${JSON.stringify(header)}\n${JSON.stringify(make.user("a", "nowhere", "x"))}\n`;
     await rejectsWith(ctx.store().importJsonl(owner, orphan), "invalid_entry");
     await rejectsWith(ctx.store().getSummary(owner, header.id), "session_not_found");
   });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { SessionEntry } from "../../../src/core/entry.js";
-import { chain, ids, newOwner, rejectsWith, type SpecContext, userMessage } from "./helpers.js";
+import { chain, ids, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
 
 /** One chain from the root: every entry's parent is the entry stored before it. */
 function assertOneChain(entries: readonly SessionEntry[]): void {
@@ -43,7 +43,7 @@ export function underLeafSpec(ctx: SpecContext): void {
   it("replaces only the first entry's parent, with the leaf as it is when the write runs", async () => {
     const { owner, id } = await fresh();
     await ctx.store().appendEntries(owner, id, chain("a", 2));
-    const batch = [userMessage("b-0", "a-0", "stale parent"), userMessage("b-1", "b-0", "next")];
+    const batch = [make.user("b-0", "a-0", "stale parent"), make.user("b-1", "b-0", "next")];
     const result = await ctx.store().appendEntries(owner, id, batch, { underLeaf: true });
     assert.deepEqual(result.appended, ["b-0", "b-1"]);
     assert.equal(result.leafId, "b-1");
@@ -77,11 +77,11 @@ export function underLeafSpec(ctx: SpecContext): void {
 
   it("hangs the first entry at the root on an empty session or a leaf set to null", async () => {
     const { owner, id } = await fresh();
-    const lone = userMessage("root-0", "not-stored", "first");
+    const lone = make.user("root-0", "not-stored", "first");
     const result = await ctx.store().appendEntries(owner, id, [lone], { underLeaf: true });
     assert.deepEqual(result.appended, ["root-0"]);
     await ctx.store().setLeaf(owner, id, null);
-    await ctx.store().appendEntries(owner, id, [userMessage("root-1", "root-0", "x")], { underLeaf: true });
+    await ctx.store().appendEntries(owner, id, [make.user("root-1", "root-0", "x")], { underLeaf: true });
     const { entries } = await ctx.store().loadSession(owner, id);
     assert.deepEqual(
       entries.map((entry) => entry.parentId),
