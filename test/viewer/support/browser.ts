@@ -4,7 +4,14 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 
-export const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), "../../../docs/screenshots");
+/**
+ * Where the browser tests save what they saw: a temporary folder, so a test run leaves the work tree
+ * as it was; with SESSIONTREE_UPDATE_SCREENSHOTS=1, docs/screenshots (the pictures in docs/viewer.md).
+ */
+export const SCREENSHOTS =
+  process.env.SESSIONTREE_UPDATE_SCREENSHOTS === "1"
+    ? resolve(dirname(fileURLToPath(import.meta.url)), "../../../docs/screenshots")
+    : join(tmpdir(), "sessiontree-screenshots");
 
 export interface Browser {
   context: BrowserContext;
