@@ -18,23 +18,24 @@ const store =
     : new SqliteStore({ path: location });
 await store.init();
 
+/** A random pause of up to gapMs, so that the two writers' appends interleave (SQLite's are quick). */
+async function pause(): Promise<void> {
+  if (Number(gapText) > 0)
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * Number(gapText)));
+}
+
+function probe(id: string, parentId: string | null) {
+  return { type: "custom", customType: "probe", id, parentId, timestamp: new Date().toISOString() } as never;
+}
+
 const acks: Array<{ id: string; revision: number; expected: number }> = [];
 const conflicts: Array<{ expected: number; current: number | undefined }> = [];
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAtText) - Date.now())));
 for (let i = 0; i < count && mode === "under-leaf"; i++) {
   const id = `${name}-${i}`;
-  // A pause between appends, so that the two writers' appends interleave (SQLite's are quick).
-  if (Number(gapText) > 0)
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * Number(gapText)));
+  await pause();
   // The parent this writer last saw would be stale by now: the store hangs the entry under its leaf.
-  const entry = {
-    type: "custom",
-    customType: "probe",
-    id,
-    parentId: null,
-    timestamp: new Date().toISOString(),
-  };
-  const result = await store.appendEntries(owner, sessionId, [entry as never], { underLeaf: true });
+  const result = await store.appendEntries(owner, sessionId, [probe(id, null)], { underLeaf: true });
   acks.push({ id, revision: result.revision, expected: result.revision - 1 });
 }
 for (let i = 0; i < count && mode === "expected"; i++) {
@@ -42,17 +43,9 @@ for (let i = 0; i < count && mode === "expected"; i++) {
   for (;;) {
     const { revision, leafId } = await store.getSummary(owner, sessionId);
     // A pause between read and write widens the race window (SQLite's writes are too quick to collide often).
-    if (Number(gapText) > 0)
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Number(gapText)));
-    const entry = {
-      type: "custom",
-      customType: "probe",
-      id,
-      parentId: leafId,
-      timestamp: new Date().toISOString(),
-    };
+    await pause();
     try {
-      const result = await store.appendEntries(owner, sessionId, [entry as never], {
+      const result = await store.appendEntries(owner, sessionId, [probe(id, leafId)], {
         expectedRevision: revision,
       });
       acks.push({ id, revision: result.revision, expected: revision });
