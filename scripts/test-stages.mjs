@@ -6,12 +6,14 @@
 //   e2e   whatever spawns processes, a browser or tmux, kills writers, fuzzes, or runs long
 //         concurrency: minutes of wall time, the long timeout.
 //
-// A file named `*.e2e.test.ts` is e2e by its name: new slow tests need no entry here. Every other
+// A file named `*.e2e.test.ts` is e2e by its name, one named `*.unit.test.ts` unit by its name: new
+// tests named so need no entry here. Every other
 // file must match exactly one pattern below (checked on every run), so a new file in a folder that
 // mixes both stages fails loudly until someone decides where it goes. Patterns are paths from the
 // repository root; `*` stays inside one folder, `**` crosses folders.
 
 export const E2E_SUFFIX = ".e2e.test.ts";
+export const UNIT_SUFFIX = ".unit.test.ts";
 
 export const STAGES = {
   unit: {
@@ -131,6 +133,10 @@ export function classify(files) {
       stages.e2e.push(file);
       continue;
     }
+    if (file.endsWith(UNIT_SUFFIX)) {
+      stages.unit.push(file);
+      continue;
+    }
     const hits = Object.entries(compiled).flatMap(([stage, patterns]) =>
       patterns.filter(({ regexp }) => regexp.test(file)).map(({ pattern }) => ({ stage, pattern })),
     );
@@ -139,7 +145,7 @@ export function classify(files) {
     if (inStages.length === 1) stages[inStages[0]].push(file);
     else if (inStages.length === 0) {
       problems.push(
-        `${file} is in no test stage: add it to scripts/test-stages.mjs, or name it *${E2E_SUFFIX}`,
+        `${file} is in no test stage: add it to scripts/test-stages.mjs, or name it *${UNIT_SUFFIX} or *${E2E_SUFFIX}`,
       );
     } else {
       const where = hits.map((hit) => `${hit.stage} (${hit.pattern})`).join(", ");
