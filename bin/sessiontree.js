@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The `sessiontree` command. Runs the build (dist/) when there is one, else the TypeScript source
-// through tsx, so it works both installed and in a checkout. SESSIONTREE_FROM_SOURCE=1 forces the
-// source (tests, development with a stale dist/).
+// The `sessiontree` command. Runs the build when there is one (the bundle `npm run build` writes to
+// dist/cli-bundle/, else tsc's modules in dist/cli/), else the TypeScript source through tsx, so it
+// works both installed and in a checkout. SESSIONTREE_FROM_SOURCE=1 forces the source (tests,
+// development with a stale dist/).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -11,9 +12,12 @@ process.stdout.on("error", (error) => {
   throw error;
 });
 
-const built = new URL("../dist/cli/main.js", import.meta.url);
-let entry = built;
-if (process.env.SESSIONTREE_FROM_SOURCE === "1" || !existsSync(fileURLToPath(built))) {
+const built = [
+  new URL("../dist/cli-bundle/main.js", import.meta.url),
+  new URL("../dist/cli/main.js", import.meta.url),
+];
+let entry = built.find((url) => existsSync(fileURLToPath(url)));
+if (process.env.SESSIONTREE_FROM_SOURCE === "1" || !entry) {
   const { register } = await import("tsx/esm/api");
   register();
   entry = new URL("../src/cli/main.ts", import.meta.url);

@@ -6,6 +6,7 @@
 //   node scripts/cli-modules.mjs ls                 # the build (run `npm run build` first)
 //   node scripts/cli-modules.mjs --json ls --all    # as JSON: { project: [...], packages: [...] }
 //   SESSIONTREE_FROM_SOURCE=1 node scripts/cli-modules.mjs ls   # the TypeScript source (tsx)
+//   node scripts/cli-modules.mjs --bin PKG/bin/sessiontree.js ls   # another copy of the package
 //
 // The command runs in a child process with a module hook (this same file) that notes every module
 // loaded; CommonJS modules a package requires are read from the require cache at exit.
@@ -13,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire, register } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { isMainThread } from "node:worker_threads";
 
@@ -38,14 +39,17 @@ if (LOG && isMainThread) {
 }
 
 function report(argv) {
-  const json = argv[0] === "--json";
-  const args = json ? argv.slice(1) : argv;
-  const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+  let args = argv;
+  const json = args[0] === "--json";
+  if (json) args = args.slice(1);
+  const bin = args[0] === "--bin" ? resolve(args[1]) : undefined;
+  if (bin) args = args.slice(2);
+  const repo = bin ? dirname(dirname(bin)) : join(dirname(fileURLToPath(import.meta.url)), "..");
   const work = mkdtempSync(join(tmpdir(), "cli-modules-"));
   const log = join(work, "modules.log");
   const child = spawnSync(
     process.execPath,
-    ["--import", import.meta.url, join(repo, "bin/sessiontree.js"), ...args],
+    ["--import", import.meta.url, bin ?? join(repo, "bin/sessiontree.js"), ...args],
     { env: { ...process.env, CLI_MODULES_LOG: log }, encoding: "utf8" },
   );
   const urls = new Set(readFileSync(log, "utf8").split("\n").filter(Boolean));

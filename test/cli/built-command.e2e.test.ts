@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { cliEnv, copyFixture, REPO, tempWorkspace } from "./helpers.js";
+
+/** Runs a node script of the repository and fails the test with its output when it fails. */
+function node(args: string[], env: Record<string, string> = {}): string {
+  const child = spawnSync(process.execPath, args, {
+    cwd: REPO,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
+  assert.equal(child.status, 0, `${args.join(" ")}\n${child.stdout}\n${child.stderr}`);
+  return child.stdout;
+}
+
+// What `npm run build` gives a user: tsc's modules, the viewer's page script and the CLI bundle
+// that bin/sessiontree.js prefers. Built into a copy of the package (bin, package.json, dist and a
+// link to node_modules), so the test leaves the checkout's own dist/ alone.
+describe("the built command (the bundle bin/sessiontree.js runs after npm run build)", () => {
+  const ws = tempWorkspace();
+  const pkg = join(ws.dir, "pkg");
+  const bin = join(pkg, "bin/sessiontree.js");
+
+  before(() => {
+    const dist = join(pkg, "dist");
+    mkdirSync(join(pkg, "bin"), { recursive: true });
+    copyFileSync(join(REPO, "bin/sessiontree.js"), bin);
+    copyFileSync(join(REPO, "package.json"), join(pkg, "package.json"));
+    symlinkSync(join(REPO, "node_modules"), join(pkg, "node_modules"));
+    node([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", dist]);
+    node(["--import", "tsx", "src/viewer/write-page-script.ts", join(dist, "viewer")]);
+    node(["scripts/bundle-cli.mjs", dist]);
+  });
+  after(() => ws.cleanup());
+
+  function run(args: string[]): { code: number | null; stdout: string; stderr: string } {
+    const child = spawnSync(process.execPath, [bin, ...args], {
+      cwd: ws.dir,
+      env: cliEnv(ws.dir),
+      encoding: "utf8",
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    return { code: child.status, stdout: child.stdout, stderr: child.stderr + (child.error?.message ?? "") };
+  }
+
+  it("runs from the bundle, and ls loads only the bundle's own chunks: no package, no other module", () => {
+    const report = JSON.parse(
+      node(["scripts/cli-modules.mjs", "--json", "--bin", bin, "ls"], cliEnv(ws.dir)),
+    );
+    assert.equal(report.status, 0);
+    assert.deepEqual(report.packages, []);
+    const outside = report.project.filter(
+      (file: string) => file !== "bin/sessiontree.js" && !file.startsWith("dist/cli-bundle/"),
+    );
+    assert.deepEqual(outside, [], "ls loaded modules outside the bundle");
+    const chunks = report.project.filter((file: string) => file.startsWith("dist/cli-bundle/"));
+    assert.ok(chunks.includes("dist/cli-bundle/main.js"));
+    assert.ok(
+      chunks.some((file: string) => /\/ls-run-[A-Z0-9]+\.js$/.test(file)),
+      "the ls work is its own chunk",
+    );
+    const all = readdirSync(join(pkg, "dist/cli-bundle"));
+    assert.ok(chunks.length < all.length / 2, `ls loaded ${chunks.length} of ${all.length} chunks`);
+  });
+
+  it("reads, writes and exports a real session, as the source does", () => {
+    const file = copyFixture("before-compaction.jsonl", ws.dir);
+    const tree = run(["tree", file]);
+    assert.equal(tree.code, 0, tree.stderr);
+    assert.match(tree.stdout, /\S/);
+    const html = run(["export", file, "--html"]);
+    assert.equal(html.code, 0, html.stderr);
+    assert.match(html.stdout, /<script>/, "the viewer's prebuilt page script is found beside its chunk");
+    const fsck = run(["fsck", file]);
+    assert.equal(fsck.code, 0, fsck.stderr);
+  });
+
+  it("keeps each heavy command's packages out of the others: serve and view still start their help", () => {
+    for (const command of ["serve", "view", "chat", "keys", "import"]) {
+      const help = run([command, "--help"]);
+      assert.equal(help.code, 0, `${command}: ${help.stderr}`);
+      assert.match(help.stdout, new RegExp(`Usage: sessiontree ${command}`));
+    }
+    assert.ok(existsSync(join(pkg, "dist/cli-bundle/page-script.bundle.js")));
+  });
+});
