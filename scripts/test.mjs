@@ -3,7 +3,8 @@
 // (scripts/test-stages.mjs says which file runs where):
 //   unit  quick, in-process tests with a short timeout; runs first, and a failure ends the run
 //   e2e   processes, browsers, tmux, crash and fuzz harnesses, long concurrency; the long timeout
-// Both stages share one throwaway PostgreSQL cluster (unless SESSIONTREE_TEST_PG_URL names one).
+// Both stages share one throwaway PostgreSQL cluster (unless SESSIONTREE_TEST_PG_URL names one) and
+// one S3-compatible server, s3rver (unless SESSIONTREE_TEST_S3_ENDPOINT names one).
 //   node scripts/test.mjs [--stage unit|e2e] [filter…]
 // A filter keeps the files whose path contains it: `npm test -- store`. A run that selects no file,
 // or a stage that reports zero tests, is a failure, never a success.
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPostgres } from "./pg.mjs";
+import { startS3 } from "./s3.mjs";
 import { classify, STAGES } from "./test-stages.mjs";
 
 function findTests(dir) {
@@ -98,12 +100,17 @@ if (selected.every((stage) => stage.files.length === 0)) {
 process.on("SIGINT", () => {});
 const env = { ...process.env };
 let pg;
+let s3;
 let exitCode = 0;
 const lines = [];
 try {
   if (!env.SESSIONTREE_TEST_PG_URL) {
     pg = await startPostgres();
     env.SESSIONTREE_TEST_PG_URL = pg.url;
+  }
+  if (!env.SESSIONTREE_TEST_S3_ENDPOINT) {
+    s3 = await startS3();
+    env.SESSIONTREE_TEST_S3_ENDPOINT = s3.endpoint;
   }
   for (const { name, files } of selected) {
     if (files.length === 0) {
@@ -132,6 +139,7 @@ try {
   }
 } finally {
   pg?.stop();
+  s3?.stop();
 }
 console.log(`\n${lines.join("\n")}`);
 process.exit(exitCode);

@@ -15,6 +15,8 @@ export type ErrorCode =
   | "read_only"
   | "provider_error"
   | "schema_too_new"
+  | "blob_not_found"
+  | "blob_corrupt"
   | "io_error";
 
 export interface ErrorOptions {

@@ -27,6 +27,9 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   provider_error: 502,
   // A database written by a newer sessiontree: the operator must upgrade this server.
   schema_too_new: 503,
+  // A payload kept out of line is missing or damaged in object storage: the server's fault.
+  blob_not_found: 500,
+  blob_corrupt: 500,
   io_error: 500,
 };
 
