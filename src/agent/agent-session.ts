@@ -13,13 +13,14 @@ import { SessionManagerBackend } from "./backend/session-manager-backend.js";
 import type { SessionManagerLike } from "./backend/session-manager-like.js";
 import { compactionDraft, leavingMessages } from "./compaction/compact.js";
 import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./compaction/prepare.js";
-import { summarize } from "./compaction/summarize.js";
+import { serializeConversation, summarize } from "./compaction/summarize.js";
 import { estimateContextTokens } from "./compaction/tokens.js";
 import type { AgentEvent, AgentListener } from "./events.js";
 import { runLoop } from "./loop.js";
 import type { PermissionPolicy } from "./permissions.js";
 import { type Provider, THINKING_LEVELS, type ThinkingLevel } from "./provider.js";
 import { interruptedReply, interruptedResults } from "./resume.js";
+import type { RetryPolicy } from "./retry.js";
 import type { AgentTool } from "./tools.js";
 import { WriteQueue } from "./write-queue.js";
 
@@ -44,6 +45,14 @@ export interface AgentSessionOptions {
    * appended as interrupted/aborted, so the file shows what happened. @default true
    */
   repairInterruptedTurn?: boolean;
+  /** Retries of a model call that failed with 429, 5xx, 529 or a dropped connection. @default DEFAULT_RETRY_POLICY */
+  retry?: Partial<RetryPolicy> | false;
+  /**
+   * A prompt whose run failed (after its retries) before any reply: `"rewind"` moves the leaf back
+   * to where the prompt started, so the prompt and its error stay in the tree, on a side branch,
+   * and are not sent again with the next prompt; `"keep"` leaves them on the path. @default "rewind"
+   */
+  failedPrompt?: "rewind" | "keep";
 }
 
 export interface PromptOptions {
@@ -186,7 +195,9 @@ export class AgentSession {
   ): Promise<AssistantMessage | undefined> {
     if (this.running) throw new ValidationError("invalid_argument", "The agent is already running");
     await this.maybeAutoCompact();
-    this.running = { anchor: this.backend.leafId() };
+    const start = this.backend.leafId();
+    this.running = { anchor: start };
+    let outcome: AssistantMessage | undefined;
     try {
       const provider = this.providerFor(this.model.provider, true);
       const config = {
@@ -197,16 +208,36 @@ export class AgentSession {
         tools: this.options.tools ?? [],
         permissions: this.options.permissions,
         maxTurns: this.options.maxTurns,
+        retry: this.options.retry,
       };
       const hooks = {
         context: async () => (await this.keptContext()).messages,
         emit: (e: AgentEvent) => this.onEvent(e),
       };
-      return await runLoop(config, hooks, prompt, signal);
+      outcome = await runLoop(config, hooks, prompt, signal);
+      return outcome;
     } finally {
       await this.queue.drain();
+      const end = this.running?.anchor ?? null;
       this.running = undefined;
+      if (prompt && outcome?.stopReason === "error") await this.rewindFailedPrompt(start, end);
     }
+  }
+
+  /**
+   * After a prompt's run failed with no reply at all (the path from `start` holds only the prompt
+   * and its error), moves the leaf back to `start`, unless the user moved it meanwhile.
+   */
+  private async rewindFailedPrompt(start: string | null, end: string | null): Promise<void> {
+    if (this.options.failedPrompt === "keep" || end === null || this.backend.leafId() !== end) return;
+    const path = await this.backend.path(end);
+    const from = start === null ? 0 : path.findIndex((e) => e.id === start) + 1;
+    const run = path.slice(from);
+    const roles = run.map((e) => (e.type === "message" ? e.message.role : e.type));
+    if (roles.length !== 2 || roles[0] !== "user" || roles[1] !== "assistant") return;
+    await this.queue.run(() => this.backend.moveLeaf(start));
+    const userEntryId = (run[0] as SessionEntry).id;
+    await this.onEvent({ type: "prompt_rewound", userEntryId, leafId: start });
   }
 
   private async onEvent(event: AgentEvent): Promise<void> {
@@ -268,7 +299,8 @@ export class AgentSession {
       });
     }
     const leaving = leavingMessages(await this.backend.path(), await this.backend.path(targetId));
-    if (options.summarize && leaving.length > 0) {
+    // Nothing a model could read (say, only a failed reply) gets no summary request and no entry.
+    if (options.summarize && serializeConversation(leaving)) {
       const provider = this.providerFor(this.model.provider, true);
       const summary = await summarize(leaving, "branch", {
         provider,

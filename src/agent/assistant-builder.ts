@@ -41,8 +41,14 @@ export class AssistantBuilder {
         });
         return undefined;
       case "done":
-        this.message.stopReason = event.stopReason;
         this.message.usage = event.usage as unknown as Record<string, unknown>;
+        // A refusal or a filtered reply: kept for people to read, never sent back, no tool runs.
+        if (event.stopReason === "error" || event.stopReason === "aborted")
+          this.fail(
+            event.errorMessage ?? `Provider stop: ${event.stopReason}`,
+            event.stopReason === "aborted",
+          );
+        else this.message.stopReason = event.stopReason;
         this.ended = true;
         return undefined;
       case "error":

@@ -18,6 +18,13 @@ export type AgentEvent =
   | { type: "tool_call_progress"; call: ToolCallContent; update: unknown }
   | { type: "tool_call_end"; call: ToolCallContent; result: ToolResultMessage }
   | { type: "abort"; reason: string }
+  /** A model call failed in a way worth another attempt; the next one starts after `delayMs`. */
+  | { type: "retry"; attempt: number; maxRetries: number; delayMs: number; error: string }
+  /**
+   * A prompt whose run failed before any reply: the leaf went back to where it was, so the prompt
+   * is not sent again with the next one. Its entries stay in the tree, on a side branch.
+   */
+  | { type: "prompt_rewound"; userEntryId: string; leafId: string | null }
   | { type: "error"; message: string };
 
 /** Listeners may be async; the loop waits for each before going on, so their writes stay in order. */

@@ -21,6 +21,7 @@ export {
 } from "./permissions.js";
 export {
   type Provider,
+  type ProviderErrorEvent,
   type ProviderEvent,
   type ProviderRequest,
   type Repair,
@@ -38,4 +39,5 @@ export {
   type ScriptedProviderOptions,
   type ScriptedReply,
 } from "./providers/scripted.js";
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 export { type AgentTool, defineTool, type ToolContext, type ToolOutput } from "./tools.js";

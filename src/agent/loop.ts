@@ -8,7 +8,8 @@ import type {
 import { AssistantBuilder } from "./assistant-builder.js";
 import type { AgentListener } from "./events.js";
 import { PermissionPolicy } from "./permissions.js";
-import type { Provider, ProviderRequest, ThinkingLevel } from "./provider.js";
+import type { Provider, ProviderErrorEvent, ProviderRequest, ThinkingLevel } from "./provider.js";
+import { type RetryPolicy, retryDelay, retryPolicy, sleep } from "./retry.js";
 import { runToolCall } from "./tool-runner.js";
 import { type AgentTool, toolSpec } from "./tools.js";
 
@@ -23,6 +24,8 @@ export interface LoopConfig {
   /** Model calls per run before the loop stops (a runaway tool loop). @default 50 */
   maxTurns?: number;
   maxTokens?: number;
+  /** Retries of a model call that failed in a way another attempt may fix. @default DEFAULT_RETRY_POLICY */
+  retry?: Partial<RetryPolicy> | false;
 }
 
 export interface LoopHooks {
@@ -96,10 +99,39 @@ async function callModel(
   };
   const { body, repairs } = config.provider.requestBody(request);
   await hooks.emit({ type: "request", body, repairs });
+  const policy = retryPolicy(config.retry);
+  for (let retry = 1; ; retry++) {
+    const { message, failure } = await attempt(config, hooks, request, signal);
+    const delayMs = failure && !signal.aborted ? retryDelay(policy, retry, failure) : undefined;
+    if (delayMs === undefined) {
+      await hooks.emit({ type: "message_end", message });
+      return message;
+    }
+    // Nothing of a failed attempt is written: only the last attempt's message ends.
+    const maxRetries = policy.maxRetries;
+    await hooks.emit({ type: "retry", attempt: retry, maxRetries, delayMs, error: failure?.message ?? "" });
+    if (!(await sleep(delayMs, signal))) {
+      message.stopReason = "aborted";
+      message.errorMessage = "aborted while waiting to retry";
+      await hooks.emit({ type: "message_end", message });
+      return message;
+    }
+  }
+}
+
+/** One model call streamed into a message; the provider's error, if the call failed. */
+async function attempt(
+  config: LoopConfig,
+  hooks: LoopHooks,
+  request: ProviderRequest,
+  signal: AbortSignal,
+): Promise<{ message: AssistantMessage; failure?: ProviderErrorEvent }> {
   const builder = new AssistantBuilder(config.provider, config.model);
+  let failure: ProviderErrorEvent | undefined;
   await hooks.emit({ type: "message_start", message: builder.message });
   try {
     for await (const event of config.provider.stream(request, signal)) {
+      if (event.type === "error") failure = event;
       const delta = builder.apply(event);
       if (delta) await hooks.emit({ type: "message_update", message: builder.message, delta });
     }
@@ -107,9 +139,7 @@ async function callModel(
     builder.fail(error instanceof Error ? error.message : String(error), signal.aborted);
   }
   if (signal.aborted && builder.message.stopReason !== "aborted") builder.fail("aborted", true);
-  const message = builder.finish();
-  await hooks.emit({ type: "message_end", message });
-  return message;
+  return { message: builder.finish(), failure };
 }
 
 function abortedResult(call: ToolCallContent): ToolResultMessage {

@@ -38,12 +38,39 @@ export type ProviderEvent =
   | { type: "text_delta"; delta: string }
   | { type: "thinking_delta"; delta: string; signature?: string }
   | { type: "tool_call"; id: string; name: string; arguments: Record<string, unknown> }
-  | { type: "done"; stopReason: StopReason; usage: Usage; responseId?: string }
-  | { type: "error"; message: string; aborted: boolean; usage?: Usage };
+  | {
+      type: "done";
+      stopReason: StopReason;
+      usage: Usage;
+      responseId?: string;
+      /** Set with stopReason "error" when the model itself ended badly (a refusal, a content filter). */
+      errorMessage?: string;
+    }
+  | ProviderErrorEvent;
+
+/**
+ * A call that failed. `retryable` says a new attempt may succeed (429, 5xx, 529, a dropped
+ * connection, a stream cut short); `retryAfterMs` is the server's own `retry-after`, when it gave one.
+ */
+export interface ProviderErrorEvent {
+  type: "error";
+  message: string;
+  aborted: boolean;
+  usage?: Usage;
+  status?: number;
+  retryable?: boolean;
+  retryAfterMs?: number;
+}
 
 /** A conversion problem fixed before sending (an orphaned tool result, a call without result…). */
 export interface Repair {
-  code: "orphan_tool_result" | "missing_tool_result" | "skipped_failed_assistant" | "duplicate_tool_result";
+  code:
+    | "orphan_tool_result"
+    | "missing_tool_result"
+    | "skipped_failed_assistant"
+    | "duplicate_tool_result"
+    | "skipped_empty_assistant"
+    | "thinking_off_for_turn";
   message: string;
   toolCallId?: string;
 }

@@ -162,7 +162,12 @@ describe("AgentSession persistence", () => {
     assert.equal(reply?.stopReason, "error");
     assert.equal(reply?.errorMessage, "HTTP 500: overloaded");
     assert.deepEqual(errors, ["HTTP 500: overloaded"]);
-    assert.deepEqual(roles(manager.getBranch()), ["user", "assistant"]);
+    // Both stay in the tree; the leaf went back, so the failed prompt is not sent again.
+    assert.deepEqual(
+      manager.getEntries().map((e) => (e.type === "message" ? e.message.role : e.type)),
+      ["user", "assistant"],
+    );
+    assert.equal(manager.getLeafId(), null);
   });
 });
 

@@ -150,6 +150,7 @@ describe("AnthropicProvider against a loopback server", () => {
           "message_delta",
           { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } },
         ],
+        ["message_stop", { type: "message_stop" }],
       ]);
     };
     const manager = SessionManager.inMemory();

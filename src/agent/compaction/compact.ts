@@ -2,7 +2,7 @@ import { projectContext } from "../../core/context.js";
 import type { CompactionEntry, EntryDraft, SessionEntry } from "../../core/entry.js";
 import type { AgentMessage } from "../../core/messages.js";
 import { type CompactionSettings, prepareCompaction } from "./prepare.js";
-import { type SummarizeOptions, summarize } from "./summarize.js";
+import { type SummarizeOptions, serializeConversation, summarize } from "./summarize.js";
 
 /**
  * The compaction entry for a path (pi's shape), the summary made by the provider; undefined when
@@ -15,16 +15,20 @@ export async function compactionDraft(
 ): Promise<EntryDraft<CompactionEntry> | undefined> {
   const plan = prepareCompaction(path, settings);
   if (!plan) return undefined;
-  let summary = await summarize(plan.toSummarize, "compaction", {
-    ...options,
-    previousSummary: plan.previousSummary,
-  });
-  if (plan.turnPrefix.length > 0) {
-    const prefix = await summarize(plan.turnPrefix, "turn-prefix", {
+  const history = serializeConversation(plan.toSummarize);
+  const prefix = serializeConversation(plan.turnPrefix);
+  if (!history && !prefix) return undefined;
+  // A cut inside the first turn has no history before it: nothing to ask about (pi's words), or the
+  // previous summary unchanged when only a split turn is new.
+  let summary = history
+    ? await summarize(plan.toSummarize, "compaction", { ...options, previousSummary: plan.previousSummary })
+    : (plan.previousSummary ?? "No prior history.");
+  if (prefix) {
+    const prefixSummary = await summarize(plan.turnPrefix, "turn-prefix", {
       ...options,
       previousSummary: undefined,
     });
-    summary += `\n\n---\n\n**Turn Context (split turn):**\n\n${prefix}`;
+    summary += `\n\n---\n\n**Turn Context (split turn):**\n\n${prefixSummary}`;
   }
   return {
     type: "compaction",

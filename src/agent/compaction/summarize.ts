@@ -66,7 +66,11 @@ export interface SummarizeOptions {
   signal?: AbortSignal;
 }
 
-/** Asks the provider for a summary of `messages`; a provider error becomes a thrown Error. */
+/**
+ * Asks the provider for a summary of `messages`. A provider error, a stream cut short or an empty
+ * answer is a thrown `provider_error`; there is no empty summary. Callers do not ask about nothing
+ * (`serializeConversation` empty): that is theirs to check.
+ */
 export async function summarize(
   messages: readonly AgentMessage[],
   kind: SummaryKind,
@@ -91,10 +95,22 @@ export async function summarize(
     maxTokens: 8192,
   };
   let text = "";
+  let finished = false;
   for await (const event of options.provider.stream(request, options.signal)) {
     if (event.type === "text_delta") text += event.delta;
-    else if (event.type === "error")
-      throw new SessionTreeError("provider_error", `Summarization failed: ${event.message}`);
+    else if (event.type === "error") throw summaryError(`Summarization failed: ${event.message}`, kind);
+    else if (event.type === "done") {
+      if (event.stopReason === "error" || event.stopReason === "aborted")
+        throw summaryError(`Summarization failed: ${event.errorMessage ?? event.stopReason}`, kind);
+      finished = true;
+    }
   }
+  if (!finished) throw summaryError("Summarization failed: the provider stream ended early", kind);
+  // An empty summary would replace history with nothing: it is a failure, never written.
+  if (!text.trim()) throw summaryError("Summarization failed: the model returned an empty summary", kind);
   return text.trim();
+}
+
+function summaryError(message: string, kind: SummaryKind): SessionTreeError {
+  return new SessionTreeError("provider_error", message, { details: { kind } });
 }

@@ -30,7 +30,17 @@ export function anthropicPayload(request: ProviderRequest): { payload: Json; rep
     if (last && last.role === role) last.content.push(...blocks);
     else out.push({ role, content: blocks });
   }
-  const budget = THINKING_BUDGET[request.thinkingLevel];
+  let budget = THINKING_BUDGET[request.thinkingLevel];
+  if (budget && !thinkingAllowed(out)) {
+    // The open tool turn began without thinking (it was off, or the turn was cut and repaired):
+    // the API wants one thinking mode per assistant turn, so this turn finishes with it off.
+    budget = undefined;
+    repairs.push({
+      code: "thinking_off_for_turn",
+      message:
+        "Thinking is off for this request: the tool turn it continues did not start with a thinking block",
+    });
+  }
   const maxTokens = Math.max(request.maxTokens ?? DEFAULT_MAX_TOKENS, budget ? budget + 1024 : 0);
   const payload: Json = { model: request.model, max_tokens: maxTokens, messages: out, stream: true };
   if (request.systemPrompt) payload.system = request.systemPrompt;
@@ -48,6 +58,17 @@ export function anthropicPayload(request: ProviderRequest): { payload: Json; rep
 export function anthropicBody(request: ProviderRequest): { body: string; repairs: Repair[] } {
   const { payload, repairs } = anthropicPayload(request);
   return { body: stableStringify(payload), repairs };
+}
+
+/**
+ * Anthropic's rule with thinking on: when the last user message carries tool results, the assistant
+ * message they answer must start with a thinking (or redacted_thinking) block.
+ */
+function thinkingAllowed(messages: ReadonlyArray<{ role: string; content: Json[] }>): boolean {
+  const last = messages[messages.length - 1];
+  if (last?.role !== "user" || !last.content.some((b) => b.type === "tool_result")) return true;
+  const first = messages[messages.length - 2]?.content[0];
+  return first?.type === "thinking" || first?.type === "redacted_thinking";
 }
 
 /** Anthropic accepts tool ids matching [a-zA-Z0-9_-]; other providers' ids are mapped, stably. */
@@ -72,7 +93,7 @@ function anthropicBlocks(message: LlmMessage): Json[] {
   }
   const blocks: Json[] = [];
   for (const block of message.content) {
-    if (block.type === "text" && block.text) blocks.push({ type: "text", text: block.text });
+    if (block.type === "text" && block.text.trim()) blocks.push({ type: "text", text: block.text });
     else if (block.type === "thinking" && typeof block.thinkingSignature === "string") {
       blocks.push({ type: "thinking", thinking: block.thinking, signature: block.thinkingSignature });
     } else if (block.type === "toolCall") {
@@ -93,5 +114,6 @@ function userBlock(block: TextContent | ImageContent): Json {
 }
 
 function nonEmpty(block: Json): boolean {
-  return block.type !== "text" || (typeof block.text === "string" && block.text.length > 0);
+  // The API refuses text blocks without a non-whitespace character.
+  return block.type !== "text" || (typeof block.text === "string" && block.text.trim().length > 0);
 }

@@ -13,7 +13,15 @@ export function openAiPayload(request: ProviderRequest): { payload: Json; repair
   const { messages, repairs } = toLlmMessages(request.messages);
   const out: Json[] = [];
   if (request.systemPrompt) out.push({ role: "system", content: request.systemPrompt });
-  for (const message of messages) out.push(openAiMessage(message));
+  for (const message of messages) {
+    const converted = openAiMessage(message);
+    if (converted) out.push(converted);
+    else
+      repairs.push({
+        code: "skipped_empty_assistant",
+        message: "An assistant message with no text and no tool call (empty or reasoning only) is not sent",
+      });
+  }
   const payload: Json = {
     model: request.model,
     messages: out,
@@ -37,7 +45,11 @@ export function openAiBody(request: ProviderRequest): { body: string; repairs: R
   return { body: stableStringify(payload), repairs };
 }
 
-function openAiMessage(message: LlmMessage): Json {
+/**
+ * One Chat Completions message; undefined for an assistant message the API would refuse: no text
+ * (blank text counts as none; thinking is never sent) and no tool calls (pi-ai skips it too).
+ */
+function openAiMessage(message: LlmMessage): Json | undefined {
   if (message.role === "user") {
     const blocks = contentBlocks(message.content);
     if (blocks.every((b) => b.type === "text"))
@@ -51,8 +63,11 @@ function openAiMessage(message: LlmMessage): Json {
       content: joinText(textOnly(message.content)) || "(no output)",
     };
   }
-  const text = joinText(message.content.filter((b): b is TextContent => b.type === "text"));
+  const text = joinText(
+    message.content.filter((b): b is TextContent => b.type === "text" && b.text.trim().length > 0),
+  );
   const calls = message.content.filter((b): b is ToolCallContent => b.type === "toolCall");
+  if (!text && calls.length === 0) return undefined;
   const out: Json = { role: "assistant", content: text || null };
   if (calls.length > 0) {
     out.tool_calls = calls.map((call) => ({

@@ -8,7 +8,8 @@ import {
   type Usage,
   usageOf,
 } from "../provider.js";
-import { httpError, isAbort, readSse } from "./sse.js";
+import { responseError, streamError, thrownError, truncatedError } from "./faults.js";
+import { readSse } from "./sse.js";
 
 export interface AnthropicProviderOptions {
   /** @default process.env.ANTHROPIC_API_KEY */
@@ -56,26 +57,23 @@ export class AnthropicProvider implements Provider {
     let cacheRead = 0;
     let cacheWrite = 0;
     let stop: string | undefined;
+    let sawStop = false;
     const usage = (): Usage =>
       input || output ? usageOf(input, output, cacheRead, cacheWrite) : emptyUsage();
     try {
       const body = this.requestBody(request).body;
       const response = await fetch(`${baseUrl}/v1/messages`, { method: "POST", headers, body, signal });
       if (!response.ok || !response.body) {
-        yield { type: "error", message: await httpError(response), aborted: false };
+        yield await responseError(response);
         return;
       }
       for await (const event of readSse(response.body)) {
         const data = JSON.parse(event.data) as AnthropicEvent;
         if (data.type === "error") {
-          yield {
-            type: "error",
-            message: data.error?.message ?? "provider error",
-            aborted: false,
-            usage: usage(),
-          };
+          yield streamError(data.error, usage());
           return;
         }
+        if (data.type === "message_stop") sawStop = true;
         if (data.type === "message_start") {
           const u = data.message?.usage ?? {};
           input = u.input_tokens ?? 0;
@@ -100,12 +98,12 @@ export class AnthropicProvider implements Provider {
         }
       }
     } catch (error) {
-      yield {
-        type: "error",
-        message: error instanceof Error ? error.message : String(error),
-        aborted: isAbort(error, signal),
-        usage: usage(),
-      };
+      yield thrownError(error, signal, usage());
+      return;
+    }
+    // As pi: a stream without message_stop was cut short, whatever it carried so far.
+    if (!sawStop) {
+      yield truncatedError("message_stop", usage());
       return;
     }
     for (const [, block] of [...blocks.entries()].sort((a, b) => a[0] - b[0])) {
@@ -117,14 +115,14 @@ export class AnthropicProvider implements Provider {
         arguments: parseInput(block.text),
       };
     }
-    yield { type: "done", stopReason: mapStop(stop), usage: usage() };
+    yield { type: "done", usage: usage(), ...mapStop(stop) };
   }
 }
 
 interface AnthropicEvent {
   type: string;
   index?: number;
-  error?: { message?: string };
+  error?: { type?: string; message?: string };
   message?: { usage?: AnthropicUsage };
   usage?: AnthropicUsage;
   content_block?: { type: string; id?: string; name?: string };
@@ -155,8 +153,14 @@ function parseInput(text: string): Record<string, unknown> {
   }
 }
 
-function mapStop(stop: string | undefined): StopReason {
-  if (stop === "tool_use") return "toolUse";
-  if (stop === "max_tokens") return "length";
-  return "stop";
+/**
+ * pi's mapping: a refusal or a safety stop is an error stop with the reason in `errorMessage`, so
+ * it stays distinguishable from an answer; a stop reason nobody knows yet is an error too.
+ */
+function mapStop(stop: string | undefined): { stopReason: StopReason; errorMessage?: string } {
+  if (stop === "tool_use") return { stopReason: "toolUse" };
+  if (stop === "max_tokens") return { stopReason: "length" };
+  if (stop === undefined || stop === "end_turn" || stop === "stop_sequence" || stop === "pause_turn")
+    return { stopReason: "stop" };
+  return { stopReason: "error", errorMessage: `Provider stop_reason: ${stop}` };
 }

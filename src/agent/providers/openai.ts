@@ -8,7 +8,8 @@ import {
   type Usage,
   usageOf,
 } from "../provider.js";
-import { httpError, isAbort, readSse } from "./sse.js";
+import { responseError, streamError, thrownError, truncatedError } from "./faults.js";
+import { readSse } from "./sse.js";
 
 export interface OpenAiProviderOptions {
   /** @default process.env.OPENAI_API_KEY */
@@ -53,22 +54,22 @@ export class OpenAiProvider implements Provider {
     const calls = new Map<number, PartialCall>();
     let usage: Usage = emptyUsage();
     let finish: string | undefined;
+    let sawDone = false;
     try {
       const body = this.requestBody(request).body;
       const response = await fetch(`${baseUrl}/chat/completions`, { method: "POST", headers, body, signal });
       if (!response.ok || !response.body) {
-        yield { type: "error", message: await httpError(response), aborted: false };
+        yield await responseError(response);
         return;
       }
       for await (const event of readSse(response.body)) {
-        if (event.data === "[DONE]") break;
+        if (event.data === "[DONE]") {
+          sawDone = true;
+          break;
+        }
         const chunk = JSON.parse(event.data) as OpenAiChunk;
         if (chunk.error) {
-          yield {
-            type: "error",
-            message: chunk.error.message ?? JSON.stringify(chunk.error),
-            aborted: false,
-          };
+          yield streamError(chunk.error, usage);
           return;
         }
         if (chunk.usage) usage = chunkUsage(chunk.usage);
@@ -82,18 +83,19 @@ export class OpenAiProvider implements Provider {
         if (choice.finish_reason) finish = choice.finish_reason;
       }
     } catch (error) {
-      yield {
-        type: "error",
-        message: error instanceof Error ? error.message : String(error),
-        aborted: isAbort(error, signal),
-        usage,
-      };
+      yield thrownError(error, signal, usage);
+      return;
+    }
+    // A server that closes the stream before saying how it finished has not finished: the text so
+    // far may stop mid-sentence and a tool call's arguments mid-JSON (they are never run).
+    if (finish === undefined && !sawDone) {
+      yield truncatedError("finish_reason and [DONE]", usage);
       return;
     }
     for (const call of [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c)) {
       yield { type: "tool_call", id: call.id, name: call.name, arguments: parseArgs(call.args) };
     }
-    yield { type: "done", stopReason: stopReason(finish, calls.size > 0), usage };
+    yield { type: "done", usage, ...mapFinish(finish, calls.size > 0) };
   }
 }
 
@@ -146,8 +148,17 @@ function chunkUsage(u: NonNullable<OpenAiChunk["usage"]>): Usage {
   return usageOf((u.prompt_tokens ?? 0) - cached, u.completion_tokens ?? 0, cached);
 }
 
-function stopReason(finish: string | undefined, hasCalls: boolean): StopReason {
-  if (finish === "length") return "length";
-  if (finish === "tool_calls" || hasCalls) return "toolUse";
-  return "stop";
+/**
+ * pi's mapping: a content filter, or any finish reason it does not know, is an error stop with the
+ * reason in `errorMessage`, so a filtered reply is never taken for a finished one.
+ */
+function mapFinish(
+  finish: string | undefined,
+  hasCalls: boolean,
+): { stopReason: StopReason; errorMessage?: string } {
+  if (finish === undefined || finish === "stop" || finish === "end")
+    return { stopReason: hasCalls ? "toolUse" : "stop" };
+  if (finish === "length") return { stopReason: "length" };
+  if (finish === "tool_calls" || finish === "function_call") return { stopReason: "toolUse" };
+  return { stopReason: "error", errorMessage: `Provider finish_reason: ${finish}` };
 }

@@ -40,13 +40,3 @@ function parseEvent(block: string): SseEvent | undefined {
   }
   return data.length > 0 ? { event, data: data.join("\n") } : undefined;
 }
-
-/** A non-2xx answer, with as much of the provider's error text as it gave. */
-export async function httpError(response: Response): Promise<string> {
-  const text = await response.text().catch(() => "");
-  return `HTTP ${response.status}${text ? `: ${text.slice(0, 2000)}` : ""}`;
-}
-
-export function isAbort(error: unknown, signal?: AbortSignal): boolean {
-  return signal?.aborted === true || (error instanceof Error && error.name === "AbortError");
-}
