@@ -5,6 +5,8 @@
 export type IssueCode =
   | "torn_tail"
   | "invalid_json"
+  /** Several records on one line (a lost newline): every one is kept, `repair` writes each on its own line. */
+  | "glued_records"
   | "invalid_utf8"
   | "invalid_entry"
   | "missing_header"
@@ -28,4 +30,12 @@ export interface SessionIssue {
   line?: number;
   /** Byte offset of the line's first byte, when read from a file. */
   offset?: number;
+  /** The bytes of the line concerned, when the line held several records (`glued_records`). */
+  part?: BytePart;
+}
+
+/** A range of bytes within one line: `start` inclusive, `end` exclusive, counted from the line's start. */
+export interface BytePart {
+  start: number;
+  end: number;
 }

@@ -17,7 +17,8 @@ export interface FsckReport {
   /** Entries in the tree (duplicates collapsed), leaf markers included. */
   entries: number;
   leafId: string | null;
-  tornTail: { offset: number; bytes: number } | null;
+  /** Bytes after the last newline, and how many whole entries they hold (which `repair` keeps). */
+  tornTail: { offset: number; bytes: number; entries: number } | null;
   issues: SessionIssue[];
 }
 
@@ -55,7 +56,11 @@ export function fsckFile(path: string): FsckReport {
     entries: tree.size,
     leafId: tree.getLeafId(),
     tornTail: decoded.tornTail
-      ? { offset: decoded.tornTail.offset, bytes: decoded.tornTail.bytes.length }
+      ? {
+          offset: decoded.tornTail.offset,
+          bytes: decoded.tornTail.bytes.length,
+          entries: decoded.tornTail.entries.length,
+        }
       : null,
     issues,
   };

@@ -2,6 +2,8 @@ import { closeSync, fstatSync, readSync } from "node:fs";
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import type { SessionIssue } from "../core/issues.js";
 import { checkEntry, checkHeader } from "../core/validate.js";
+import { SessionDecoder } from "../format/jsonl/decode.js";
+import { readLineRecords } from "../format/jsonl/line-records.js";
 import { isBlank } from "../format/jsonl/lines.js";
 import { CHUNK, openExisting } from "./read-file.js";
 import { currentIndex, type IndexState, rebuildIndex } from "./sidecar-index.js";
@@ -50,7 +52,6 @@ export function readThroughIndex<T>(
  */
 export class IndexedReader {
   private readonly parsed = new Map<number, SessionEntry>();
-  private readonly utf8 = new TextDecoder("utf-8", { fatal: true });
 
   constructor(
     private readonly fd: number,
@@ -62,12 +63,9 @@ export class IndexedReader {
     const { offset, length } = this.index.header;
     const line = readLine(this.fd, offset, length);
     if (line === null) return null;
-    try {
-      const checked = checkHeader(JSON.parse(line.toString("utf8")));
-      return checked.ok ? checked.value : null;
-    } catch {
-      return null;
-    }
+    // The first record of the line: entries may be glued after it (a lost newline).
+    const checked = checkHeader(valuesOf(line, offset)[0]);
+    return checked.ok ? checked.value : null;
   }
 
   /** Entry `n`, read and checked (once); null when its line is not what the index says. */
@@ -90,15 +88,22 @@ export class IndexedReader {
     readSync(this.fd, tail, 0, tail.length, indexedBytes);
     if (isBlank(tail)) return [];
     const line = indexedLines + 1;
-    return [
-      {
-        code: "torn_tail",
-        severity: "warning",
-        message: `Line ${line} (${tail.length} bytes) has no newline: an interrupted write, not part of the session`,
-        line,
-        offset: indexedBytes,
-      },
-    ];
+    if (tail.includes(10)) {
+      // Lines appended since the index was checked: all of it is past what this resume read.
+      return [
+        {
+          code: "torn_tail",
+          severity: "warning",
+          message: `Line ${line} (${tail.length} bytes) has no newline: an interrupted write, not part of the session`,
+          line,
+          offset: indexedBytes,
+        },
+      ];
+    }
+    // One unterminated line, decoded as the full reader decodes it: the same report, whole entries it holds included.
+    const decoder = new SessionDecoder({ line: indexedLines, offset: indexedBytes });
+    decoder.push(tail);
+    return decoder.finish({ tailIsTorn: true }).issues;
   }
 
   coverage(): IndexCoverage {
@@ -149,20 +154,25 @@ export class IndexedReader {
     if (bytes === null) return false;
     for (const n of group) {
       const at = (offsets[n] as number) - start;
-      const entry = this.parse(bytes.subarray(at, at + (lengths[n] as number)));
+      const entry = this.entryOfLine(n, bytes.subarray(at, at + (lengths[n] as number)));
       if (entry === null || !this.matches(n, entry)) return false;
       this.parsed.set(n, entry);
     }
     return true;
   }
 
-  private parse(line: Buffer): SessionEntry | null {
-    try {
-      const checked = checkEntry(JSON.parse(this.utf8.decode(line)));
-      return checked.ok ? checked.value : null;
-    } catch {
-      return null;
+  /**
+   * Entry `n` from its line. Records glued on one line (a lost newline) are indexed with the
+   * line's offset and length each; the line is split again and the record with `n`'s id is taken
+   * (the first one, as the index and the tree keep the first of a duplicate id).
+   */
+  private entryOfLine(n: number, line: Buffer): SessionEntry | null {
+    const id = this.index.ids.at(n);
+    for (const value of valuesOf(line, this.index.offsets[n] as number)) {
+      const checked = checkEntry(value);
+      if (checked.ok && checked.value.id === id) return checked.value;
     }
+    return null;
   }
 
   /** The line holds the entry the index says: same id, parent and kind. */
@@ -172,6 +182,11 @@ export class IndexedReader {
     const kindOk = kind === actual || (kind === KIND.messageUnknownRole && entry.type === "message");
     return entry.id === this.index.ids.at(n) && entry.parentId === parentIdOf(this.index, n) && kindOk;
   }
+}
+
+/** The JSON values of a line (one, unless records were glued on it); problems make it not match. */
+function valuesOf(line: Buffer, offset: number): unknown[] {
+  return readLineRecords({ bytes: line, line: 0, offset }, () => {}).map((record) => record.value);
 }
 
 /** `length` bytes at `offset`, which must be followed by a newline; null when the file says otherwise. */

@@ -4,6 +4,7 @@ import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "
 import { CorruptSessionError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
 import { newSessionId } from "../core/session-id.js";
+import type { SessionTree } from "../core/tree.js";
 import { type DecodedSession, SessionDecoder } from "../format/jsonl/decode.js";
 import { encodeSession } from "../format/jsonl/encode.js";
 import { withExclusiveLock } from "./flock.js";
@@ -14,6 +15,9 @@ import { replaceKeepingBackup } from "./rewrite.js";
 export interface RepairAction {
   kind:
     | "dropped_line"
+    | "dropped_part"
+    | "split_line"
+    | "kept_torn_tail_entries"
     | "collapsed_duplicate"
     | "dropped_conflicting_duplicate"
     | "cut_torn_tail"
@@ -72,7 +76,10 @@ interface RepairPlan {
 }
 
 function planRepair(path: string, decoded: DecodedSession): RepairPlan {
-  const actions: RepairAction[] = decoded.issues.flatMap(actionForReadIssue);
+  const keepsTail = (decoded.tornTail?.entries.length ?? 0) > 0;
+  const actions: RepairAction[] = decoded.issues
+    .filter((issue) => !(keepsTail && issue.code === "torn_tail"))
+    .flatMap(actionForReadIssue);
   const header = decoded.header ?? rebuildHeader(path, decoded);
   if (!decoded.header)
     actions.push({
@@ -86,6 +93,7 @@ function planRepair(path: string, decoded: DecodedSession): RepairPlan {
     });
   }
   const tree = treeOf(decoded);
+  if (keepsTail) actions.push(keepTailEntries(tree, decoded.tornTail as TornTail));
   for (const issue of tree.getIssues()) {
     if (issue.code === "duplicate_identical") actions.push({ kind: "collapsed_duplicate", ...where(issue) });
     if (issue.code === "duplicate_conflict")
@@ -109,15 +117,37 @@ function planRepair(path: string, decoded: DecodedSession): RepairPlan {
   return { header: { ...header, version: CURRENT_SESSION_VERSION }, entries, actions };
 }
 
+type TornTail = NonNullable<DecodedSession["tornTail"]>;
+
+/**
+ * Whole records that lost only their newline (one, or several glued) join the tree after every
+ * line, as they would have with the newline: written back on lines of their own, the rest cut.
+ */
+function keepTailEntries(tree: SessionTree, tail: TornTail): RepairAction {
+  for (const entry of tail.entries) tree.load(entry, { line: tail.line, offset: tail.offset });
+  const count = tail.entries.length;
+  return {
+    kind: "kept_torn_tail_entries",
+    message: `Line ${tail.line} had no newline: kept the ${count} complete entr${count === 1 ? "y" : "ies"} it holds, on lines of their own (its bytes are in the backup)`,
+    line: tail.line,
+    offset: tail.offset,
+  };
+}
+
 function actionForReadIssue(issue: SessionIssue): RepairAction[] {
   switch (issue.code) {
     case "torn_tail":
       return [{ kind: "cut_torn_tail", ...where(issue) }];
+    case "glued_records":
+      return [
+        { kind: "split_line", ...where(issue), message: `${issue.message}: written as separate lines` },
+      ];
     case "invalid_json":
     case "invalid_utf8":
     case "invalid_entry":
     case "invalid_header":
-      return [{ kind: "dropped_line", ...where(issue) }];
+      // A damaged part of a line whose other parts were records: only that part is left out.
+      return [{ kind: issue.part ? "dropped_part" : "dropped_line", ...where(issue) }];
     default:
       return [];
   }

@@ -1,8 +1,9 @@
 import { readSync, type Stats } from "node:fs";
-import { CURRENT_SESSION_VERSION, type SessionEntry } from "../core/entry.js";
-import type { SessionIssue } from "../core/issues.js";
+import { CURRENT_SESSION_VERSION } from "../core/entry.js";
+import type { BytePart, SessionIssue } from "../core/issues.js";
 import { checkEntry, checkHeader } from "../core/validate.js";
-import { isBlank, LineSplitter, parseLine, type RawLine, scanEntryPrefix } from "../format/jsonl/lines.js";
+import { type LineRecord, mayHoldGluedRecords, readLineRecords } from "../format/jsonl/line-records.js";
+import { isBlank, LineSplitter, type RawLine, scanEntryPrefix } from "../format/jsonl/lines.js";
 import { takeStamp } from "./file-stamp.js";
 import { CHUNK } from "./read-file.js";
 import { KIND, kindOfEntry, kindOfPrefix } from "./sidecar-index-kind.js";
@@ -79,38 +80,52 @@ export class IndexBuilder {
       return;
     }
     const prefix = scanEntryPrefix(raw.bytes);
-    // Custom entries are parsed: a leaf marker is told from the others only by its customType.
-    if (prefix && prefix.type !== "custom") {
+    // Custom entries are parsed: a leaf marker is told from the others only by its customType. So
+    // is a line with `}{` in it: it may hold records glued by a lost newline, and each is indexed.
+    if (prefix && prefix.type !== "custom" && !mayHoldGluedRecords(raw.bytes)) {
       this.add(prefix.id, prefix.parentId, kindOfPrefix(prefix.type, prefix.role), raw);
       return;
     }
-    const entry = this.parseEntry(raw);
-    if (entry) this.add(entry.id, entry.parentId, kindOfEntry(entry), raw);
+    for (const { value, part } of this.parse(raw)) this.addEntry(value, raw, part);
   }
 
+  /** Line 1: the header, and the entries glued after it if its newline was lost. */
   private readHeader(raw: RawLine): void {
-    const parsed = this.parse(raw);
-    const checked = checkHeader(parsed);
+    const [first, ...rest] = this.parse(raw);
+    const checked = checkHeader(first?.value);
     if (!checked.ok) throw new NotIndexable("no readable header");
     if ((checked.value.version ?? 1) < CURRENT_SESSION_VERSION) throw new NotIndexable("older format");
     this.header = { offset: raw.offset, length: raw.bytes.length };
+    for (const { value, part } of rest) this.addEntry(value, raw, part);
   }
 
-  private parseEntry(raw: RawLine): SessionEntry | null {
-    const parsed = this.parse(raw);
-    if (parsed === undefined) return null;
-    const checked = checkEntry(parsed);
-    if (checked.ok) return checked.value;
-    this.report("invalid_entry", `Line ${raw.line}: ${checked.reason}`, raw);
-    return null;
+  /** A parsed record of `raw`, indexed when it is a valid entry (reported when it is not). */
+  private addEntry(value: unknown, raw: RawLine, part: BytePart | null): void {
+    const checked = checkEntry(value);
+    if (checked.ok) this.add(checked.value.id, checked.value.parentId, kindOfEntry(checked.value), raw);
+    else {
+      const place = part ? `Line ${raw.line}, bytes ${part.start}–${part.end}` : `Line ${raw.line}`;
+      this.report(
+        { code: "invalid_entry", severity: "error", message: `${place}: ${checked.reason}` },
+        raw,
+        part,
+      );
+    }
   }
 
-  private parse(raw: RawLine): unknown {
-    return parseLine(raw, (code, message) => this.report(code, message, raw));
+  private parse(raw: RawLine): LineRecord[] {
+    return readLineRecords(raw, (issue) => this.report(issue, raw, issue.part ?? null));
   }
 
-  private report(code: SessionIssue["code"], message: string, raw: RawLine): void {
-    this.issues.push({ code, severity: "error", message, line: raw.line, offset: raw.offset });
+  private report(
+    issue: Pick<SessionIssue, "code" | "severity" | "message">,
+    raw: RawLine,
+    part: BytePart | null,
+  ): void {
+    const { code, severity, message } = issue;
+    const placed: SessionIssue = { code, severity, message, line: raw.line, offset: raw.offset };
+    if (part) placed.part = part;
+    this.issues.push(placed);
   }
 
   /** As `SessionTree.load`: the first of a duplicate id wins and the leaf follows storage order. */

@@ -5,12 +5,12 @@ import { after, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import type { SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
-import { checkEntry } from "../../src/core/validate.js";
 import { fsckFile } from "../../src/file/fsck.js";
 import { repairFile } from "../../src/file/repair.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { Random } from "../support/random.js";
 import { baseSessions, mutate } from "./fuzz/mutate.js";
+import { entriesOfLine } from "./glued-oracle.js";
 import { entriesOnCycles, splitLines, tempDir } from "./support.js";
 
 const { dir, cleanup } = tempDir("repair");
@@ -36,20 +36,20 @@ function place(bytes: Buffer): string {
   return path;
 }
 
-/** The entries of a file's lines that read as valid entries on their own: what repair must keep. */
+/**
+ * The entries of a file's lines that read as valid entries, glued records included (a line that
+ * lost its newline), the first of each id: what repair must keep.
+ */
 function validLines(bytes: Buffer): SessionEntry[] {
   const out: SessionEntry[] = [];
   const seen = new Set<string>();
-  for (const line of splitLines(bytes).slice(1)) {
+  // Line 1 too: an entry glued after the header is kept, as is an entry where the header was lost.
+  for (const line of splitLines(bytes)) {
     if (!line.terminated) continue;
-    try {
-      const text = new TextDecoder("utf-8", { fatal: true }).decode(line.bytes);
-      const checked = checkEntry(JSON.parse(text));
-      if (!checked.ok || seen.has(checked.value.id)) continue;
-      seen.add(checked.value.id);
-      out.push(checked.value);
-    } catch {
-      // Not valid: repair reports it as dropped.
+    for (const entry of entriesOfLine(line.bytes)) {
+      if (seen.has(entry.id)) continue;
+      seen.add(entry.id);
+      out.push(entry);
     }
   }
   return out;

@@ -1,7 +1,8 @@
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../../core/entry.js";
-import type { SessionIssue } from "../../core/issues.js";
+import type { BytePart, SessionIssue } from "../../core/issues.js";
 import { checkEntry, checkHeader } from "../../core/validate.js";
-import { isBlank, LineSplitter, parseLine, type RawLine } from "./lines.js";
+import { readLineRecords } from "./line-records.js";
+import { isBlank, LineSplitter, type RawLine } from "./lines.js";
 import { StreamingMigrator } from "./migrate.js";
 
 /** An entry with the place it was read from. */
@@ -22,8 +23,12 @@ export interface DecodedSession {
   issues: SessionIssue[];
   /** The version the file was written in, when it was older than v3 (it was migrated in memory). */
   migratedFrom: number | null;
-  /** Bytes after the last newline, not yet part of the session (a torn write or a write in progress). */
-  tornTail: { offset: number; line: number; bytes: Buffer } | null;
+  /**
+   * Bytes after the last newline, not yet part of the session (a torn write or a write in progress),
+   * with the entries it holds whole (a record that lost only its newline; several glued), which
+   * `repair` keeps.
+   */
+  tornTail: { offset: number; line: number; bytes: Buffer; entries: SessionEntry[] } | null;
   /** Bytes up to and including the last complete line. */
   completeBytes: number;
 }
@@ -71,11 +76,12 @@ export class SessionDecoder {
     const tail = this.splitter.tail();
     if (tail && !isBlank(tail.bytes)) {
       if (options.tailIsTorn) {
-        this.result.tornTail = tail;
+        const entries = this.completeEntriesOf(tail);
+        this.result.tornTail = { ...tail, entries };
         this.result.issues.push({
           code: "torn_tail",
           severity: "warning",
-          message: `Line ${tail.line} (${tail.bytes.length} bytes) has no newline: an interrupted write, not part of the session`,
+          message: tornTailMessage(tail, entries.length),
           line: tail.line,
           offset: tail.offset,
         });
@@ -88,39 +94,67 @@ export class SessionDecoder {
     return this.result;
   }
 
+  /**
+   * The entries an unterminated last line holds whole (a record that lost only its newline, or
+   * several glued): not part of the session, since its writer may still finish it, but `repair`
+   * keeps them. Problems of the tail are not reported: the torn tail is the report.
+   */
+  private completeEntriesOf(tail: RawLine): SessionEntry[] {
+    if (!this.sawHeaderLine) return [];
+    const entries: SessionEntry[] = [];
+    for (const { value } of readLineRecords(tail, () => {})) {
+      if (this.migrator?.needed && isRecord(value)) this.migrator.migrate(value);
+      const checked = checkEntry(value);
+      if (checked.ok) entries.push(checked.value);
+    }
+    return entries;
+  }
+
   private onLine(raw: RawLine): void {
     if (isBlank(raw.bytes)) return;
-    const parsed = this.parse(raw);
-    if (!this.sawHeaderLine) {
+    const records = readLineRecords(raw, (issue) => this.report(issue, raw));
+    if (records.length === 0 && !this.sawHeaderLine) {
       this.sawHeaderLine = true;
-      this.readHeader(parsed, raw);
-      return;
+      this.report({ code: "invalid_header", message: "The header (line 1) cannot be read" }, raw);
     }
-    if (parsed === undefined) return;
+    // Several records on one line are read as if the newline between them were there.
+    for (const { value, part } of records) {
+      if (this.sawHeaderLine) this.readEntry(value, raw, part);
+      else {
+        this.sawHeaderLine = true;
+        this.readHeader(value, raw, part);
+      }
+    }
+  }
+
+  private readEntry(parsed: unknown, raw: RawLine, part: BytePart | null): void {
     if (this.migrator?.needed && isRecord(parsed)) this.migrator.migrate(parsed);
     const checked = checkEntry(parsed);
     if (checked.ok) this.result.entries.push({ entry: checked.value, line: raw.line, offset: raw.offset });
-    else this.report("invalid_entry", `Line ${raw.line}: ${checked.reason}`, raw);
+    else
+      this.report({ code: "invalid_entry", message: `${placeOf(raw, part)}: ${checked.reason}`, part }, raw);
   }
 
-  private parse(raw: RawLine): unknown {
-    return parseLine(raw, (code, message) => this.report(code, message, raw));
-  }
-
-  private readHeader(parsed: unknown, raw: RawLine): void {
-    if (parsed === undefined) {
-      this.report("invalid_header", "The header (line 1) cannot be read", raw);
-      return;
-    }
+  private readHeader(parsed: unknown, raw: RawLine, part: BytePart | null): void {
     const checked = checkHeader(parsed);
     if (!checked.ok) {
       const asEntry = checkEntry(parsed);
       if (asEntry.ok) {
         // The header is gone but the line is an intact entry: keep it, report the missing header.
-        this.report("missing_header", "The file has no session header; line 1 is an entry", raw);
+        this.report(
+          { code: "missing_header", message: "The file has no session header; line 1 is an entry" },
+          raw,
+        );
         this.result.entries.push({ entry: asEntry.value, line: raw.line, offset: raw.offset });
       } else {
-        this.report("invalid_header", `The header (line 1) is not a session header: ${checked.reason}`, raw);
+        this.report(
+          {
+            code: "invalid_header",
+            message: `The header (line 1) is not a session header: ${checked.reason}`,
+            part,
+          },
+          raw,
+        );
       }
       return;
     }
@@ -134,9 +168,33 @@ export class SessionDecoder {
     this.result.header = header;
   }
 
-  private report(code: SessionIssue["code"], message: string, raw: RawLine): void {
-    this.result.issues.push({ code, severity: "error", message, line: raw.line, offset: raw.offset });
+  private report(issue: ReadIssue, raw: RawLine): void {
+    const { code, severity = "error", message, part } = issue;
+    const placed: SessionIssue = { code, severity, message, line: raw.line, offset: raw.offset };
+    if (part) placed.part = part;
+    this.result.issues.push(placed);
   }
+}
+
+/** An issue of one line, before its line number and offset are added. */
+interface ReadIssue {
+  code: SessionIssue["code"];
+  severity?: SessionIssue["severity"];
+  message: string;
+  part?: BytePart | null;
+}
+
+function tornTailMessage(tail: RawLine, entries: number): string {
+  const torn = `Line ${tail.line} (${tail.bytes.length} bytes) has no newline: an interrupted write, not part of the session`;
+  if (entries === 0) return torn;
+  const held =
+    entries === 1 ? "a complete entry" : `${entries} complete entries (${entries} records on one line)`;
+  return `${torn}; it holds ${held}, which repair keeps`;
+}
+
+/** "Line 7", or "Line 7, bytes 539–7612" for one of several records on the line. */
+function placeOf(raw: RawLine, part: BytePart | null): string {
+  return part ? `Line ${raw.line}, bytes ${part.start}–${part.end}` : `Line ${raw.line}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -156,28 +156,3 @@ function readPlainString(line: Buffer, start: number): { value: string; end: num
   }
   return { value: line.toString("latin1", start + 1, close), end: close + 1 };
 }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Why a line could not be read as JSON: every reader reports it with the same code and text. */
-export type LineProblem = (code: "invalid_utf8" | "invalid_json", message: string) => void;
-
-/**
- * A line's JSON value, or undefined after telling `problem` why there is none (not UTF-8, not
- * JSON). The one parse of a session line, shared by the decoder and the sidecar indexer.
- */
-export function parseLine(raw: RawLine, problem: LineProblem): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(raw.bytes);
-  } catch {
-    problem("invalid_utf8", `Line ${raw.line} is not valid UTF-8`);
-    return undefined;
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    problem("invalid_json", `Line ${raw.line} is not JSON: ${(error as Error).message}`);
-    return undefined;
-  }
-}

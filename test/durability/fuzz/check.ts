@@ -6,6 +6,7 @@ import { isSessionTreeError } from "../../../src/core/errors.js";
 import type { SessionTreeNode } from "../../../src/core/tree.js";
 import { checkEntry } from "../../../src/core/validate.js";
 import { SessionFile } from "../../../src/file/session-file.js";
+import { entriesOfLine } from "../glued-oracle.js";
 import { entriesOnCycles, type LineSpan, splitLines } from "../support.js";
 
 /** The original entry lines of a base session, by their exact bytes. */
@@ -85,6 +86,9 @@ function assertUnchanged(path: string, before: { size: number; mtimeMs: number }
 function checkIntactLines(file: SessionFile, lines: LineSpan[], originals: OriginalLines): number {
   const firstValid = new Map<string, string>();
   let checked = 0;
+  // Entries glued after the header (a lost newline) come first.
+  for (const glued of entriesOfLine(lines[0]?.terminated ? lines[0].bytes : Buffer.alloc(0)))
+    firstValid.set(glued.id, "glued after the header");
   // Line 1 is the header (the file opened); an unterminated last line is not part of the session.
   for (const line of lines.slice(1)) {
     if (!line.terminated) continue;
@@ -92,7 +96,12 @@ function checkIntactLines(file: SessionFile, lines: LineSpan[], originals: Origi
     const key = bytes.toString("latin1");
     const original = originals.get(key);
     const parsed = original ?? parseValid(bytes);
-    if (!parsed) continue;
+    if (!parsed) {
+      // Records glued on one line (a lost newline) are kept: the first of an id may be one of them.
+      for (const glued of entriesOfLine(bytes))
+        if (!firstValid.has(glued.id)) firstValid.set(glued.id, `glued ${key}`);
+      continue;
+    }
     const earlier = firstValid.get(parsed.id);
     if (earlier === undefined) firstValid.set(parsed.id, key);
     if (!original || (earlier !== undefined && earlier !== key)) continue;

@@ -1,0 +1,120 @@
+import type { BytePart, IssueCode, IssueSeverity } from "../../core/issues.js";
+import type { RawLine } from "./lines.js";
+import { type GluedPart, splitGlued } from "./split-glued.js";
+
+/** A JSON value read from a line; `part` says which bytes of the line, when the line held several. */
+export interface LineRecord {
+  value: unknown;
+  part: BytePart | null;
+}
+
+/** What a line told about itself beyond its records: reported by every reader with the same words. */
+export interface LineIssue {
+  code: Extract<IssueCode, "invalid_utf8" | "invalid_json" | "glued_records">;
+  severity: IssueSeverity;
+  message: string;
+  part?: BytePart;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The JSON values of one session line, each to be checked as an entry (or the header) by the
+ * caller. One, as a rule, after a single `JSON.parse`. When that fails, the line is split into the
+ * records glued on it (split-glued.ts): every part that parses is returned, the split is reported
+ * (`glued_records`, a warning: nothing is lost, `repair` writes them as separate lines) and every
+ * part that does not parse is reported as `invalid_json` with its bytes. A line where no part
+ * parses gives no value and the one `invalid_json` it always gave.
+ */
+export function readLineRecords(raw: RawLine, report: (issue: LineIssue) => void): LineRecord[] {
+  let text: string;
+  try {
+    text = utf8.decode(raw.bytes);
+  } catch {
+    report({ code: "invalid_utf8", severity: "error", message: `Line ${raw.line} is not valid UTF-8` });
+    return [];
+  }
+  try {
+    return [{ value: JSON.parse(text), part: null }];
+  } catch (error) {
+    return splitLine(raw.line, text, (error as Error).message, report);
+  }
+}
+
+function splitLine(
+  line: number,
+  text: string,
+  wholeLineError: string,
+  report: (issue: LineIssue) => void,
+): LineRecord[] {
+  const parts = splitGlued(text);
+  const values = parts.filter((part) => part.kind === "value");
+  if (values.length === 0) {
+    report({
+      code: "invalid_json",
+      severity: "error",
+      message: `Line ${line} is not JSON: ${wholeLineError}`,
+    });
+    return [];
+  }
+  const bytes = byteParts(text, parts);
+  const damaged = parts.length - values.length;
+  report({
+    code: "glued_records",
+    severity: "warning",
+    message: gluedMessage(
+      line,
+      values.length,
+      damaged,
+      bytes.filter((_, i) => parts[i]?.kind === "value"),
+    ),
+  });
+  const records: LineRecord[] = [];
+  parts.forEach((part, i) => {
+    const where = bytes[i] as BytePart;
+    if (part.kind === "value") records.push({ value: part.value, part: where });
+    else
+      report({
+        code: "invalid_json",
+        severity: "error",
+        message: `Line ${line}: bytes ${where.start}–${where.end} of the line are not a record: ${part.reason}`,
+        part: where,
+      });
+  });
+  return records;
+}
+
+/** "Line 7: 2 records on one line (at bytes 0 and 539 of the line)". */
+function gluedMessage(line: number, records: number, damaged: number, at: BytePart[]): string {
+  const count = `${records} record${records === 1 ? "" : "s"}`;
+  const besides = damaged === 0 ? "" : ` and ${damaged} damaged part${damaged === 1 ? "" : "s"}`;
+  const starts = at.map((part) => part.start);
+  const list =
+    starts.length === 1
+      ? `${starts[0]}`
+      : `${starts.slice(0, -1).join(", ")} and ${starts[starts.length - 1]}`;
+  return `Line ${line}: ${count}${besides} on one line (at byte${starts.length === 1 ? "" : "s"} ${list} of the line)`;
+}
+
+/** The parts' byte ranges in the line (parts are found by character, issues speak in bytes). */
+function byteParts(text: string, parts: readonly GluedPart[]): BytePart[] {
+  let char = 0;
+  let byte = 0;
+  const toByte = (position: number): number => {
+    byte += Buffer.byteLength(text.slice(char, position), "utf8");
+    char = position;
+    return byte;
+  };
+  return parts.map((part) => ({ start: toByte(part.start), end: toByte(part.end) }));
+}
+
+const GLUE = Buffer.from("}{");
+
+/**
+ * Whether a line may hold records glued by a lost newline: for readers that skip `JSON.parse` on
+ * lines whose start they recognise (the sidecar indexer). A single record never has `}{` outside
+ * its strings, so a line without it is one record; a line with it is parsed to know.
+ */
+export function mayHoldGluedRecords(bytes: Buffer): boolean {
+  return bytes.indexOf(GLUE) !== -1;
+}
