@@ -99,6 +99,12 @@ if (selected.every((stage) => stage.files.length === 0)) {
 // Ctrl-C reaches the runner too (one process group): outliving it is what lets the cluster stop.
 process.on("SIGINT", () => {});
 const env = { ...process.env };
+// Caches (sidecar indexes, listing catalogs) go to a folder of the run's own, never the user's
+// ~/.cache/sessiontree: CLI children inherit this, and os.homedir() ignores a test's HOME.
+const cacheDir = env.SESSIONTREE_CACHE_DIR
+  ? undefined
+  : mkdtempSync(join(tmpdir(), "sessiontree-test-cache-"));
+if (cacheDir) env.SESSIONTREE_CACHE_DIR = cacheDir;
 let pg;
 let s3;
 let exitCode = 0;
@@ -140,6 +146,7 @@ try {
 } finally {
   pg?.stop();
   s3?.stop();
+  if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
 }
 console.log(`\n${lines.join("\n")}`);
 process.exit(exitCode);

@@ -3,7 +3,7 @@ import { IdTable, type SessionIndex } from "./sidecar-index-model.js";
 import { writeAtomic } from "./write-atomic.js";
 
 /**
- * The index file `<file>.idx`: a magic line, a JSON block of the scalar fields, the arrays as raw
+ * An index file (where it lives: sidecar-index-cache.ts): a magic line, a JSON block of the scalar fields, the arrays as raw
  * little-endian bytes (8-byte aligned, so they load as typed-array views), the ids' text, a
  * trailer. A file that is torn, truncated or of another version does not load, and is rebuilt.
  */
@@ -11,16 +11,11 @@ import { writeAtomic } from "./write-atomic.js";
 const MAGIC = Buffer.from("STIDX02\n");
 const TRAILER = Buffer.from("STIDXEND");
 
-/** Where the index of `sessionPath` lives. */
-export function indexPathFor(sessionPath: string): string {
-  return `${sessionPath}.idx`;
-}
-
-/** Writes the index atomically. A cache: failing to write it loses nothing (false). */
-export function saveIndex(sessionPath: string, index: SessionIndex): boolean {
+/** Writes the index file atomically, private to the user. A cache: failing loses nothing (false). */
+export function saveIndex(indexPath: string, index: SessionIndex): boolean {
   try {
     // No fsync: a torn index fails its trailer check and is rebuilt.
-    writeAtomic(indexPathFor(sessionPath), serializeIndex(index), { fsync: false });
+    writeAtomic(indexPath, serializeIndex(index), { fsync: false, mode: 0o600 });
     return true;
   } catch {
     // Read-only folder or full disk: the next open indexes again, nothing else depends on it.
@@ -29,10 +24,10 @@ export function saveIndex(sessionPath: string, index: SessionIndex): boolean {
 }
 
 /** Reads an index file; null when it is missing, truncated or not an index. */
-export function loadIndex(sessionPath: string): SessionIndex | null {
+export function loadIndex(indexPath: string): SessionIndex | null {
   let file: Buffer;
   try {
-    file = readFileSync(indexPathFor(sessionPath));
+    file = readFileSync(indexPath);
   } catch {
     return null;
   }

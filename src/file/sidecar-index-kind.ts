@@ -11,7 +11,7 @@ import {
  * An entry's kind in the sidecar index: what the context projection needs to know of an entry
  * without reading it. An entry type's kind is its code in core's registry (`ENTRY_TYPES[type].code`),
  * so a new type needs no edit here; the index adds its own codes for what the type does not say.
- * Kinds are written into `<file>.idx`: never renumber one.
+ * Kinds are written into saved indexes (sidecar-index-cache.ts): never renumber one.
  */
 export const KIND = {
   /** A type sessiontree does not know. */

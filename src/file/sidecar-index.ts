@@ -1,16 +1,17 @@
 import { fstatSync } from "node:fs";
 import { checkStamp } from "./file-stamp.js";
 import { IndexBuilder, NotIndexable, scanInto } from "./sidecar-index-builder.js";
-import { loadIndex, saveIndex } from "./sidecar-index-codec.js";
+import { loadCachedIndex, saveCachedIndex } from "./sidecar-index-cache.js";
 import type { SessionIndex } from "./sidecar-index-model.js";
 
-export { indexPathFor } from "./sidecar-index-codec.js";
+export { dropCachedIndex, indexPathFor, loadCachedIndex } from "./sidecar-index-cache.js";
 
 /**
- * A rebuildable sidecar index of a session file (`<file>.idx`): for every entry its id, parent,
- * kind, line number, byte offset and length, plus the leaf (sidecar-index-model.ts). With it, a
- * resume reads only the lines the leaf's context needs, with positioned reads, instead of the whole
- * file (indexed-reader.ts).
+ * A rebuildable sidecar index of a session file: for every entry its id, parent, kind, line
+ * number, byte offset and length, plus the leaf (sidecar-index-model.ts). It is kept in
+ * sessiontree's cache directory (sidecar-index-cache.ts), never beside the session, which may be
+ * in another tool's folder. With it, a resume reads only the lines the leaf's context needs, with
+ * positioned reads, instead of the whole file (indexed-reader.ts).
  *
  * The index is a cache and is never trusted over the file: it is used only when its stamp
  * (file-stamp.ts: inode, size, mtime, hashes of the header line and of the last indexed line)
@@ -32,14 +33,14 @@ export function currentIndex(
   fd: number,
 ): { index: SessionIndex; state: IndexState } | null {
   const stats = fstatSync(fd);
-  const saved = loadIndex(sessionPath);
+  const saved = loadCachedIndex(sessionPath);
   try {
     const found = saved ? checkStamp(saved.stamp, fd, stats, { verifyUnchanged: true }) : "replaced";
     if (saved && found === "unchanged") return { index: saved, state: "warm" };
     if (saved && found === "grew") {
       const start = { line: saved.indexedLines, offset: saved.indexedBytes };
       const index = scanInto(IndexBuilder.continuing(saved), fd, stats, start);
-      saveIndex(sessionPath, index);
+      saveCachedIndex(sessionPath, index);
       return { index, state: "caught-up" };
     }
     return { index: rebuildIndex(sessionPath, fd), state: "rebuilt" };
@@ -55,6 +56,6 @@ export function currentIndex(
  */
 export function rebuildIndex(sessionPath: string, fd: number): SessionIndex {
   const index = scanInto(new IndexBuilder(), fd, fstatSync(fd));
-  saveIndex(sessionPath, index);
+  saveCachedIndex(sessionPath, index);
   return index;
 }

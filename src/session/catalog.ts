@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   fstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -10,13 +9,13 @@ import {
   type Stats,
   statSync,
   unlinkSync,
-  writeFileSync,
 } from "node:fs";
 import { basename, join } from "node:path";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/entry.js";
+import { cachePathFor, writeCacheFile } from "../file/cache-dir.js";
 import { checkStamp, type FileStamp, statMatches, takeStamp } from "../file/file-stamp.js";
 import { readFromFd } from "../file/read-file.js";
-import { writeAtomic } from "../file/write-atomic.js";
+import { dropCachedIndex } from "../file/sidecar-index.js";
 import { SessionDecoder } from "../format/jsonl/decode.js";
 import {
   addToSummary,
@@ -29,18 +28,20 @@ import {
 
 /**
  * The session catalog of one folder: what a listing shows of each session file, so that listing
- * does not re-read files that did not change. Kept in `<folder>/.sessiontree-catalog/`:
- * `catalog.json` (one record per file, keyed by name) and `texts-*.dat` (the files' message text,
- * one file per listing pass that found changes, read only when a caller asks for `allMessagesText`,
- * e.g. to search; compacted when there are many).
+ * does not re-read files that did not change. Kept in sessiontree's cache directory
+ * (file/cache-dir.ts), `<cache>/catalog/<hash of the folder's path>/`, never in the folder itself
+ * (often another tool's: a listing writes nothing there): `catalog.json` (one record per file,
+ * keyed by name) and `texts-*.dat` (the files' message text, one file per listing pass that found
+ * changes, read only when a caller asks for `allMessagesText`, e.g. to search; compacted when there
+ * are many). The `.sessiontree-catalog/` folders earlier versions left in session folders are not
+ * read.
  *
  * A record is only a cache of the file and is never trusted over it: its stamp (file/file-stamp.ts)
  * is checked on every listing. It is used when the file's inode, size and mtime are the ones
  * recorded; a file that only grew (same inode, same first and last covered bytes) is read from
  * where the record stops; anything else is read again in full. A missing or unreadable catalog is
- * rebuilt; failing to save it (a read-only folder) loses nothing.
+ * rebuilt; failing to save it (no writable cache) loses nothing.
  */
-const CATALOG_DIR = ".sessiontree-catalog";
 const CATALOG_FILE = "catalog.json";
 /** 2: records carry a file stamp; catalogs of another version are rebuilt. */
 const CATALOG_VERSION = 2;
@@ -90,9 +91,12 @@ export class FolderCatalog {
   private readonly texts: TextStore;
   private changed = false;
 
+  private readonly cacheDir: string;
+
   constructor(readonly folder: string) {
-    this.data = loadCatalog(join(folder, CATALOG_DIR, CATALOG_FILE));
-    this.texts = new TextStore(join(folder, CATALOG_DIR));
+    this.cacheDir = catalogDirOf(folder);
+    this.data = loadCatalog(join(this.cacheDir, CATALOG_FILE));
+    this.texts = new TextStore(this.cacheDir);
   }
 
   /** The listing line of one session file in this folder, or null when it is not a session. */
@@ -127,16 +131,17 @@ export class FolderCatalog {
       this.stats.removed++;
       this.changed = true;
       // The session is gone: so is the use of its sidecar index (file/sidecar-index.ts).
-      removeQuietly(join(this.folder, `${name}.idx`));
+      dropCachedIndex(join(this.folder, name));
     }
     if (!this.changed) return;
     const records = Object.values(this.data.records);
     if (new Set(records.flatMap((r) => r.text.map((t) => t.file))).size > MAX_TEXT_FILES) {
       for (const record of records) record.text = this.texts.add(this.texts.read(record.text) ?? "");
     }
-    if (!this.texts.flush())
-      for (const record of records) record.text = record.text.filter(this.texts.exists);
-    saveCatalog(join(this.folder, CATALOG_DIR, CATALOG_FILE), this.data);
+    // A cache that cannot be written is not saved at all: this pass's listing keeps its text in
+    // memory (records pointing into a text file that was never written would read as "").
+    if (!this.texts.flush()) return;
+    saveCatalog(join(this.cacheDir, CATALOG_FILE), this.data);
     this.texts.removeAllBut(new Set(records.flatMap((r) => r.text.map((t) => t.file))));
   }
 
@@ -269,17 +274,9 @@ class TextStore {
   /** Writes this pass's file; false when it could not be written (its pieces are then dropped). */
   flush(): boolean {
     if (this.written || this.name === null) return true;
-    try {
-      mkdirSync(this.dir, { recursive: true });
-      writeFileSync(join(this.dir, this.name), Buffer.concat(this.pending, this.size));
-      this.written = true;
-      return true;
-    } catch {
-      return false;
-    }
+    this.written = writeCacheFile(join(this.dir, this.name), Buffer.concat(this.pending, this.size));
+    return this.written;
   }
-
-  readonly exists = (segment: TextSegment): boolean => segment.file !== this.name || this.written;
 
   read(segments: readonly TextSegment[]): string | null {
     const parts: Buffer[] = [];
@@ -341,13 +338,9 @@ function loadCatalog(path: string): CatalogData {
   return { version: CATALOG_VERSION, records: {} };
 }
 
+/** A torn catalog fails to parse and is rebuilt; one that cannot be written lists by reading the files. */
 function saveCatalog(path: string, data: CatalogData): void {
-  try {
-    // No fsync: a torn catalog fails to parse and is rebuilt.
-    writeAtomic(path, JSON.stringify(data), { fsync: false, createDir: true });
-  } catch {
-    // The catalog is a cache: a folder we cannot write to is listed by reading its files.
-  }
+  writeCacheFile(path, JSON.stringify(data));
 }
 
 function removeQuietly(path: string): void {
@@ -358,9 +351,14 @@ function removeQuietly(path: string): void {
   }
 }
 
+/** Where the catalog of `folder` is kept. */
+export function catalogDirOf(folder: string): string {
+  return cachePathFor("catalog", folder);
+}
+
 /** Removes a folder's catalog (it is rebuilt by the next listing). */
 export function dropCatalog(folder: string): void {
-  const dir = join(folder, CATALOG_DIR);
+  const dir = catalogDirOf(folder);
   let names: string[] = [];
   try {
     names = readdirSync(dir);

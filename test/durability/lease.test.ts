@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -64,6 +64,7 @@ test("a SIGKILLed holder's lease is taken over at once, and the new holder is re
   const closed = new Promise((resolve) => child.on("close", resolve));
   child.kill("SIGKILL");
   await closed;
+  assert.ok(existsSync(WriterLease.leasePath(session)), "a holder that died leaves its record");
   const started = performance.now();
   const lease = WriterLease.acquire(session);
   const tookMs = performance.now() - started;
@@ -83,8 +84,30 @@ test("within one process a second acquire is refused too, and a released lease c
   first.release();
   first.release();
   const second = WriterLease.acquire(session);
-  assert.equal(second.tookOverFrom?.pid, process.pid);
+  assert.equal(second.tookOverFrom, null, "a clean release is not a take-over");
   second.release();
+});
+
+test("a clean release deletes the lease file: nothing is left beside the session", () => {
+  const session = join(dir, "clean.jsonl");
+  const lease = WriterLease.acquire(session);
+  assert.ok(existsSync(WriterLease.leasePath(session)));
+  assert.equal(WriterLease.inspect(session)?.pid, process.pid);
+  lease.release();
+  assert.equal(existsSync(WriterLease.leasePath(session)), false);
+  assert.equal(WriterLease.inspect(session), null);
+});
+
+test("a lease file deleted by hand and made again by a new owner: the old holder's release keeps it", () => {
+  const session = join(dir, "by-hand.jsonl");
+  const old = WriterLease.acquire(session);
+  rmSync(WriterLease.leasePath(session));
+  const next = WriterLease.acquire(session);
+  old.release();
+  assert.ok(existsSync(WriterLease.leasePath(session)), "the new owner's file stays");
+  leaseError(() => WriterLease.acquire(session));
+  next.release();
+  assert.equal(existsSync(WriterLease.leasePath(session)), false);
 });
 
 test("SessionManager with a lease: a live holder means lease_held, or a read-only session by option", async () => {
@@ -115,8 +138,9 @@ test("SessionManager with a lease: a live holder means lease_held, or a read-onl
   // The holder died: the next owner takes the lease over and can append.
   const owner = SessionManager.open(session, dir, "/tmp/project", { lease: "fail" });
   assert.equal(owner.isReadOnly(), false);
+  assert.equal(WriterLease.inspect(session)?.pid, process.pid, `took over from ${pid}`);
   owner.appendMessage({ role: "user", content: "mine now", timestamp: 2 });
   owner.close();
-  assert.equal(WriterLease.inspect(session)?.pid, process.pid, `took over from ${pid}`);
+  assert.equal(existsSync(WriterLease.leasePath(session)), false, "close() leaves no lease file");
   assert.ok(readFileSync(session).subarray(0, before.length).equals(before));
 });

@@ -7,6 +7,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   truncateSync,
   writeFileSync,
 } from "node:fs";
@@ -15,7 +16,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { indexPathFor } from "../../src/file/sidecar-index.js";
-import { FolderCatalog } from "../../src/session/catalog.js";
+import { catalogDirOf, FolderCatalog } from "../../src/session/catalog.js";
 import { openPathOnly } from "../../src/session/context-resume.js";
 import { listSessions } from "../../src/session/list.js";
 import type { SessionInfo } from "../../src/session/session-info.js";
@@ -25,6 +26,8 @@ import { messageMaker } from "../support/messages.js";
 const CWD = "/work/project";
 const root = mkdtempSync(join(tmpdir(), "st-catalog-"));
 after(() => rmSync(root, { recursive: true, force: true }));
+const cache = join(root, "cache");
+process.env.SESSIONTREE_CACHE_DIR = cache;
 let folders = 0;
 
 const { user, assistant } = messageMaker();
@@ -145,7 +148,7 @@ describe("session catalog: listing does not re-read unchanged files, and is neve
   test("a missing or corrupt catalog is rebuilt; a lost text file is read from the session", async () => {
     const { dir } = newFolder(3);
     await assertListsLikePi(dir);
-    const catalogDir = join(dir, ".sessiontree-catalog");
+    const catalogDir = catalogDirOf(dir);
     for (const name of readdirSync(catalogDir).filter((n) => n.startsWith("texts-"))) {
       rmSync(join(catalogDir, name));
     }
@@ -182,5 +185,60 @@ describe("session catalog: listing does not re-read unchanged files, and is neve
     appendFileSync(path, `${line.slice(40)}\n`);
     const [afterwards] = await assertListsLikePi(dir);
     assert.equal((afterwards as SessionInfo).messageCount, (before as SessionInfo).messageCount + 1);
+  });
+});
+
+describe("the catalog lives in sessiontree's cache directory, never in the session folder", () => {
+  /** Every name in the folder with its size and mtime. */
+  function listing(dir: string): string[] {
+    return readdirSync(dir)
+      .sort()
+      .map((name) => {
+        const stats = statSync(join(dir, name));
+        return `${name} ${stats.size} ${stats.mtimeMs}`;
+      });
+  }
+
+  test("listing, extending and searching write nothing into the folder; the cache is private", async () => {
+    const { dir, paths } = newFolder(3);
+    const before = listing(dir);
+    await assertListsLikePi(dir);
+    assert.deepEqual(listing(dir), before);
+    const sm = SessionManager.open(paths[1] as string);
+    sm.appendMessage(user("one more"));
+    sm.close();
+    const grown = listing(dir);
+    assert.deepEqual(pass(dir).stats, { reused: 2, extended: 1, read: 0, removed: 0 });
+    assert.ok((await listSessions([dir])).some((info) => info.allMessagesText.includes("one more")));
+    assert.deepEqual(listing(dir), grown);
+    const catalogDir = catalogDirOf(dir);
+    assert.ok(catalogDir.startsWith(cache));
+    assert.equal(statSync(catalogDir).mode & 0o777, 0o700);
+    for (const name of readdirSync(catalogDir))
+      assert.equal(statSync(join(catalogDir, name)).mode & 0o777, 0o600, name);
+  });
+
+  test("a catalog left in the folder by an earlier version is neither read nor touched", async () => {
+    const { dir } = newFolder(2);
+    const old = join(dir, ".sessiontree-catalog");
+    mkdirSync(old);
+    writeFileSync(join(old, "catalog.json"), JSON.stringify({ version: 2, records: { bogus: {} } }));
+    const before = listing(old);
+    assert.equal(pass(dir).stats.read, 2);
+    await assertListsLikePi(dir);
+    assert.deepEqual(listing(old), before);
+  });
+
+  test("a cache that cannot be written is skipped: the listing still answers", async () => {
+    const { dir } = newFolder(2);
+    const blocked = join(root, "not-a-folder");
+    writeFileSync(blocked, "a file where the cache folder would be");
+    process.env.SESSIONTREE_CACHE_DIR = blocked;
+    try {
+      await assertListsLikePi(dir);
+      assert.equal(pass(dir).stats.read, 2, "nothing was saved, so everything is read again");
+    } finally {
+      process.env.SESSIONTREE_CACHE_DIR = cache;
+    }
   });
 });

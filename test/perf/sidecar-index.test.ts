@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ENTRY_TYPES } from "../../src/core/entry.js";
-import { indexPathFor, loadIndex } from "../../src/file/sidecar-index-codec.js";
+import { indexPathFor, loadCachedIndex as loadIndex } from "../../src/file/sidecar-index.js";
 import { KIND, kindName } from "../../src/file/sidecar-index-kind.js";
 import { openPathOnly } from "../../src/session/context-resume.js";
 import { SessionManager } from "../../src/session/session-manager.js";

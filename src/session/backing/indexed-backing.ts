@@ -7,7 +7,8 @@ import { FileBacking, type FileBackingOptions, fileOptions } from "./file-backin
 import { LeaseSlot } from "./lease-slot.js";
 
 /**
- * Below this size a whole read is quick: no index (and no `.idx` file beside every small session).
+ * Below this size a whole read is quick: no index (and no index file in the cache for every small
+ * session).
  */
 const INDEXED_FROM_BYTES = 1 << 20;
 
