@@ -98,6 +98,20 @@ export {
 export { encodeLine, encodeSession } from "./format/jsonl/encode.js";
 // Sessions: the pi-compatible manager over session files.
 export type { SessionListProgress } from "./session/list.js";
+// pi's module-level session functions, with pi's signatures (pi's `buildSessionContext` and
+// `CURRENT_SESSION_VERSION` are the ones exported above).
+export {
+  type FileEntry,
+  findMostRecentSession,
+  getAgentDir,
+  getDefaultSessionDir,
+  getLatestCompactionEntry,
+  loadEntriesFromFile,
+  migrateSessionEntries,
+  type ParseIssueListener,
+  parseSessionEntries,
+  type ReadonlySessionManager,
+} from "./session/pi-functions.js";
 export type { SessionInfo } from "./session/session-info.js";
 export {
   type NewSessionOptions,

@@ -18,7 +18,16 @@ export function defaultRoot(env: NodeJS.ProcessEnv = process.env): string {
 
 /** pi's agent directory (`PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
 export function defaultPiAgentDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.PI_CODING_AGENT_DIR || join(homedir(), ".pi", "agent"));
+  return resolve(
+    env.PI_CODING_AGENT_DIR ? expandHome(env.PI_CODING_AGENT_DIR) : join(homedir(), ".pi", "agent"),
+  );
+}
+
+/** A leading `~` as the home folder, as pi reads PI_CODING_AGENT_DIR (a shell leaves it in quotes). */
+export function expandHome(path: string): string {
+  if (path === "~") return homedir();
+  if (path.startsWith("~/")) return homedir() + path.slice(1);
+  return path;
 }
 
 export function sessionsDir(root: string): string {

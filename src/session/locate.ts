@@ -2,12 +2,17 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from
 import { join } from "node:path";
 import { checkHeader } from "../core/validate.js";
 
-/** The `.jsonl` files directly in `dir` (none when it does not exist). */
+/** The `.jsonl` files directly in `dir` (none when it does not exist or is not a folder, as in pi). */
 export function sessionFilesIn(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((name) => name.endsWith(".jsonl"))
-    .map((name) => join(dir, name));
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    throw error;
+  }
+  return names.filter((name) => name.endsWith(".jsonl")).map((name) => join(dir, name));
 }
 
 /** Every session folder under a sessions directory. */
@@ -38,18 +43,39 @@ export function peekHeader(path: string): { id: string; cwd: string } | null {
 }
 
 /**
- * The most recently modified session of `cwd` among `dirs`. A folder in pi's naming may hold
- * sessions of another cwd that encodes alike (pi #4877), so the header's cwd must match.
+ * The most recently modified session among the files of `dirs` (one folder, as pi's
+ * `findMostRecentSession` takes it, or several), or null. With `cwd`, only sessions of that cwd: a
+ * folder in pi's naming may hold sessions of another cwd that encodes alike (pi #4877), so the
+ * header's cwd must match (`belongsTo`). Unlike pi's, a header longer than 512 bytes (a long cwd)
+ * does not hide a session.
  */
-export function findMostRecentSession(dirs: readonly string[], cwd?: string): string | null {
+export function findMostRecentSession(dirs: string | readonly string[], cwd?: string): string | null {
   let best: { path: string; mtime: number } | null = null;
-  for (const dir of dirs) {
+  for (const dir of typeof dirs === "string" ? [dirs] : dirs) {
     for (const path of sessionFilesIn(dir)) {
       const header = peekHeader(path);
-      if (!header || (cwd !== undefined && header.cwd !== cwd)) continue;
-      const mtime = statSync(path).mtimeMs;
+      if (!header || (cwd !== undefined && !belongsTo(header.cwd, cwd))) continue;
+      const mtime = mtimeOf(path);
+      if (mtime === null) continue;
       if (!best || mtime > best.mtime) best = { path, mtime };
     }
   }
   return best?.path ?? null;
+}
+
+/**
+ * Whether a session whose header names `headerCwd` is one of `cwd`'s, found in one of `cwd`'s
+ * folders. A header without a cwd (pi's oldest sessions) belongs to the folder it is in.
+ */
+export function belongsTo(headerCwd: string, cwd: string): boolean {
+  return headerCwd === cwd || headerCwd === "";
+}
+
+/** A file's mtime, or null when it went away since the folder was read. */
+function mtimeOf(path: string): number | null {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
 }

@@ -4,6 +4,13 @@ import type { Durability, LockingMode } from "../file/session-file.js";
 export interface SessionManagerOptions {
   /** Sessions root used when no session directory is given. @default env SESSIONTREE_ROOT or ~/.sessiontree */
   root?: string;
+  /**
+   * pi's agent directory, where `continueRecent`, `list`, `listAll` and `findSessions` also look
+   * for sessions (only read; new sessions go under `root` or the session directory given); `null`
+   * looks under `root` alone.
+   * @default env PI_CODING_AGENT_DIR or ~/.pi/agent when `root` is not given; none when it is
+   */
+  piAgentDir?: string | null;
   /** @default "os" */
   durability?: Durability;
   /**

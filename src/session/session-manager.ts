@@ -7,7 +7,7 @@ import { NotFoundError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
 import type { AppendableMessage, ImageContent, TextContent } from "../core/messages.js";
 import type { SessionTree, SessionTreeNode } from "../core/tree.js";
-import { candidateDirsFor, sessionDirFor, sessionFileName, sessionsDir } from "../file/paths.js";
+import { sessionDirFor, sessionFileName } from "../file/paths.js";
 import { SessionFile } from "../file/session-file.js";
 import type { SessionBacking, WholeBacking } from "./backing/backing.js";
 import { type BackingSource, fileSource, memorySource } from "./backing/backing-source.js";
@@ -16,6 +16,7 @@ import { listSessions, type SessionListProgress } from "./list.js";
 import { findMostRecentSession } from "./locate.js";
 import type { NewSessionOptions } from "./new-header.js";
 import { newHeader, rootOf } from "./new-header.js";
+import { findSessions, lookupDirsFor, lookupSessionsDirs } from "./pi-lookup.js";
 import type { SessionInfo } from "./session-info.js";
 import type { SessionManagerOptions } from "./session-manager-options.js";
 
@@ -75,13 +76,17 @@ export class SessionManager {
     return manager;
   }
 
-  /** The most recent session of `cwd`, or a new one. */
+  /**
+   * The most recently modified session of `cwd`, or a new one. Without a session directory it is
+   * looked for under the root and under pi's agent directory (`piAgentDir` in the options); a
+   * session found there is continued in its file, while new sessions go to this manager's folder.
+   */
   static continueRecent(
     cwd: string,
     sessionDir?: string,
     options: SessionManagerOptions = {},
   ): SessionManager {
-    const dirs = sessionDir ? [sessionDir] : candidateDirsFor(rootOf(options), cwd);
+    const dirs = sessionDir ? [sessionDir] : lookupDirsFor(cwd, options);
     const recent = findMostRecentSession(dirs, sessionDir ? undefined : cwd);
     return new SessionManager(cwd, sessionDir ?? folderOf(cwd, options), recent ?? undefined, true, options);
   }
@@ -106,7 +111,10 @@ export class SessionManager {
     return new SessionManager(targetCwd, dir, path, true, options);
   }
 
-  /** Sessions of `cwd`, most recently active first. */
+  /**
+   * Sessions of `cwd`, most recently active first: those in `sessionDir` when given, else those
+   * under the root and pi's agent directory (`piAgentDir` in the options). Listing reads only.
+   */
   static async list(
     cwd: string,
     sessionDir?: string,
@@ -114,15 +122,27 @@ export class SessionManager {
     options: SessionManagerOptions = {},
   ): Promise<SessionInfo[]> {
     if (sessionDir) return listSessions([sessionDir], { onProgress });
-    return listSessions(candidateDirsFor(rootOf(options), cwd), { onProgress, cwd });
+    return listSessions(lookupDirsFor(cwd, options), { onProgress, cwd });
   }
 
-  /** Sessions of every working directory under the root, most recently active first. */
+  /** Sessions of every working directory under the root and pi's agent directory, most recent first. */
   static async listAll(
     onProgress?: SessionListProgress,
     options: SessionManagerOptions = {},
   ): Promise<SessionInfo[]> {
-    return listSessions(null, { onProgress, sessionsRoot: sessionsDir(rootOf(options)) });
+    return listSessions(null, { onProgress, sessionsRoots: lookupSessionsDirs(options) });
+  }
+
+  /**
+   * Sessions whose id is `idOrPrefix` or starts with it, as pi resolves `--session <id>`: those
+   * of `cwd` when any matches, else any of the root's and pi's agent directory's; most recent first.
+   */
+  static async findSessions(
+    idOrPrefix: string,
+    cwd: string = process.cwd(),
+    options: SessionManagerOptions = {},
+  ): Promise<SessionInfo[]> {
+    return findSessions(idOrPrefix, cwd, options);
   }
 
   // ---- session switching ----
@@ -254,8 +274,13 @@ export class SessionManager {
   }
 
   /**
-   * A new session holding only the path root → `leafId` (labels of that path re-created). On disk
-   * it is written at once and this manager switches to it; in memory this session is replaced.
+   * A new session holding only the path root → `leafId` (labels of that path re-created), in this
+   * manager's session folder, and this manager switches to it; in memory this session is replaced.
+   *
+   * Unlike pi, the fork's file is written at once, whatever the path holds, and its path is
+   * returned: pi writes it only once the session holds an assistant message (until then the
+   * returned path names no file), so a fork of a path without a reply is not lost if the process
+   * ends before the next append. `list` therefore shows the fork at once.
    */
   createBranchedSession(leafId: string): string | undefined {
     const path = this.getBranch(leafId);
