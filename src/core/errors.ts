@@ -6,6 +6,8 @@ export type ErrorCode =
   | "entry_not_found"
   | "session_not_found"
   | "not_a_session"
+  | "empty_session_file"
+  | "foreign_session_file"
   | "invalid_header"
   | "invalid_entry"
   | "invalid_argument"

@@ -8,33 +8,44 @@ import {
   type SessionInfoEntry,
   type SessionMessageEntry,
 } from "../core/entry.js";
-import type { AppendableMessage, AssistantMessage, ToolResultMessage } from "../core/messages.js";
+import type { AppendableMessage, AssistantMessage } from "../core/messages.js";
 import { newSessionId } from "../core/session-id.js";
 import {
   assistantMeta,
   ms,
   parseObject,
   type Raw,
+  stopReasonOf,
   str,
   textOf,
   toAssistantBlocks,
+  toToolResult,
   toUserBlock,
+  userContentOf,
 } from "./claude-code-content.js";
+import { isSubagentFile, subagentSessionId, TitlePicker } from "./claude-code-meta.js";
+
+export { looksLikeClaudeCode } from "./claude-code-meta.js";
 
 /**
  * Claude Code session files (`~/.claude/projects/<dir>/<session>.jsonl`) into a pi v3 session.
  *
- * - `user`/`assistant` lines (uuid/parentUuid) become `message` entries with their uuid as id. An
- *   assistant reply that Claude Code split into one line per content block (same `message.id`) is
- *   merged back into one message, so tool calls and their results pair up as the provider expects.
- *   A user line of tool results becomes one `toolResult` message per result.
+ * - `user`/`assistant` lines (uuid/parentUuid) become `message` entries with their uuid as id, so
+ *   a re-import of a grown file makes the same ids. An assistant reply that Claude Code split into
+ *   one line per content block (same `message.id`, each line the parent of the next, perhaps with
+ *   progress records between) is merged back into one message, with the stop reason of its last
+ *   part, so tool calls and their results pair up as the provider expects. A user line of tool
+ *   results becomes one `toolResult` message per result. Text given as a plain string stays text.
  * - A `compact_boundary` (parentUuid null, `logicalParentUuid` = the entry before it) becomes a
  *   `custom` entry hung under that logical parent; the `isCompactSummary` message after it becomes a
  *   `compaction` whose kept range starts at the boundary (nothing before it is kept, as in Claude Code).
  * - Sidechain (subagent) lines are `custom` entries (`claude-code.sidechain`): visible in the tree,
  *   never in the main conversation's context.
- * - Side records without a uuid (summary, file-history-snapshot, ...) and other typed lines become
- *   `custom` entries `claude-code.<type>` holding the raw record, chained in at their place in the file.
+ * - Side records without a uuid (summary, ai-title, permission-mode, file-history-snapshot, ...)
+ *   and other typed lines become `custom` entries `claude-code.<type>` holding the raw record,
+ *   chained in at their place in the file. The session's name comes from them (`TitlePicker`).
+ * - The leaf is the last entry of the conversation (a message or compaction), never a metadata
+ *   record after it: a leaf marker says so when the file goes on past it.
  * - Lines that are not JSON objects are reported with their line number. Nothing is dropped silently.
  */
 export interface ClaudeImportResult {
@@ -42,6 +53,10 @@ export interface ClaudeImportResult {
   /** Entries in file order; ends with a sessiontree leaf marker when the last line is not the leaf. */
   entries: SessionEntry[];
   leafId: string | null;
+  /** The session's name (also written as a `session_info` entry). */
+  name: string | undefined;
+  /** Ids of entries the import made up (the name, the leaf marker) rather than read from a line. */
+  derivedIds: string[];
   report: ClaudeImportReport;
 }
 
@@ -61,6 +76,8 @@ export interface ClaudeImportReport {
 export interface ClaudeImportOptions {
   /** The session id to give the result; default: the file's sessionId, else a new one. */
   sessionId?: string;
+  /** The source's file name: names a subagent's file (`agent-<id>.jsonl`) whose lines do not. */
+  fileName?: string;
 }
 
 const CUSTOM_PREFIX = "claude-code.";
@@ -76,50 +93,33 @@ export function importClaudeCode(text: string, options: ClaudeImportOptions = {}
   return importer.finish(options);
 }
 
-/**
- * Newer Claude Code versions keep each subagent's conversation in a file of its own, every line
- * a sidechain: there the sidechain is the conversation, so it imports as messages.
- */
-function isSubagentFile(lines: readonly string[]): boolean {
-  let sidechains = 0;
-  for (const line of lines) {
-    const record = parseObject(line);
-    if (!record || typeof record.uuid !== "string") continue;
-    if (record.isSidechain !== true) return false;
-    sidechains++;
-  }
-  return sidechains > 0;
-}
-
-/** True when the text looks like a Claude Code session (rather than a pi session). */
-export function looksLikeClaudeCode(text: string): boolean {
-  for (const line of text.split("\n", 20)) {
-    const record = parseObject(line);
-    if (!record) continue;
-    if (record.type === "session") return false;
-    if ("uuid" in record || "parentUuid" in record || "leafUuid" in record) return true;
-  }
-  return false;
-}
-
 class ClaudeImporter {
   private readonly entries: SessionEntry[] = [];
   private readonly report: ClaudeImportReport = { lines: 0, mapped: {}, merged: 0, skipped: [], notes: [] };
   private readonly seen = new Map<string, string>();
   /** Claude uuid → the id its children hang under (the last entry made from it, or a side record after it). */
   private readonly tail = new Map<string, string>();
+  /** Entry id → the message (or compaction) it follows: itself for those, its parent's for records. */
+  private readonly anchor = new Map<string, string | null>();
   private readonly toolNames = new Map<string, string>();
   private readonly replies = new Map<string, SessionMessageEntry>();
+  /** Assistant entry id → the last tool result hung after it (parallel results are chained). */
+  private readonly resultTail = new Map<string, string>();
+  /** Assistant entries by id. */
+  private readonly replyEntries = new Map<string, SessionMessageEntry>();
+  private readonly titles = new TitlePicker();
   private lastMain: string | null = null;
+  /** The last entry of the conversation (message or compaction), in file order: the leaf. */
+  private lastTurn: string | null = null;
   /** Side records met before the first message, chained: the first root message hangs under them. */
   private preamble: string | null = null;
-  private title: string | undefined;
   /** The latest timestamp seen: side records without one take it (or, before any, the first one). */
   private lastTimestamp: string | undefined;
   private sessionId: string | undefined;
   private cwd: string | undefined;
   private version: string | undefined;
   private agentId: string | undefined;
+  private firstUuid: string | undefined;
 
   constructor(private readonly subagentFile: boolean) {}
 
@@ -137,6 +137,7 @@ class ClaudeImporter {
     this.version ??= str(record.version);
     this.agentId ??= str(record.agentId);
     const uuid = str(record.uuid);
+    this.firstUuid ??= uuid;
     if (!uuid) this.sideRecord(record);
     else if (!this.isDuplicate(uuid, text.trim(), lineNo)) this.dispatch(record, uuid);
   }
@@ -163,16 +164,18 @@ class ClaudeImporter {
   }
 
   finish(options: ClaudeImportOptions): ClaudeImportResult {
-    let leafId = this.lastMainTail() ?? this.preamble;
-    if (this.title !== undefined) {
-      // Claude Code's title (a /rename or its generated summary) becomes the session's name.
+    const leafId = this.lastTurn ?? this.lastMainTail() ?? this.preamble;
+    const derivedIds: string[] = [];
+    const name = this.titles.pick((uuid) => this.seen.has(uuid));
+    if (name !== undefined) {
+      // Claude Code's title becomes the session's name: beside the leaf, which stays on the talk.
       const info: SessionInfoEntry = {
         ...this.stamp(`${leafId ?? "root"}.name`, leafId),
         type: "session_info",
-        name: this.title,
+        name,
       };
       this.push(info, "title");
-      leafId = info.id;
+      derivedIds.push(info.id);
     }
     const last = this.entries[this.entries.length - 1];
     if (leafId !== null && last && last.id !== leafId) {
@@ -182,30 +185,30 @@ class ClaudeImporter {
         customType: LEAF_MARKER_TYPE,
       };
       this.entries.push(marker);
+      derivedIds.push(marker.id);
     }
     const first = this.entries.find((e) => e.timestamp !== PENDING_TIME);
     for (const entry of this.entries) {
       if (entry.timestamp === PENDING_TIME) entry.timestamp = first?.timestamp ?? new Date().toISOString();
     }
     // A subagent file shares its session's id: give it its own.
-    const fileId =
-      this.subagentFile && this.sessionId && this.agentId
-        ? `${this.sessionId}.agent-${this.agentId}`
-        : this.sessionId;
+    const own = this.subagentFile
+      ? subagentSessionId(this.sessionId, this.agentId, options.fileName, this.firstUuid)
+      : { id: this.sessionId, agentId: this.agentId };
     const header: SessionHeader = {
       type: "session",
       version: CURRENT_SESSION_VERSION,
-      id: options.sessionId ?? fileId ?? newSessionId(),
+      id: options.sessionId ?? own.id ?? newSessionId(),
       timestamp: first?.timestamp ?? new Date().toISOString(),
       cwd: this.cwd ?? "",
       importedFrom: {
         format: "claude-code",
         sessionId: this.sessionId,
-        agentId: this.agentId,
+        agentId: own.agentId,
         version: this.version,
       },
     };
-    return { header, entries: this.entries, leafId, report: this.report };
+    return { header, entries: this.entries, leafId, name, derivedIds, report: this.report };
   }
 
   private user(record: Raw, uuid: string): void {
@@ -215,8 +218,13 @@ class ClaudeImporter {
       this.compaction(record, uuid, parentId, message);
       return;
     }
-    const content = message.content;
-    const blocks = Array.isArray(content) ? (content as Raw[]) : [];
+    const content = userContentOf(record);
+    if (content === undefined) {
+      // No message to speak of: kept as the record it is, not as an empty message.
+      this.custom(uuid, parentId, "user", record, true);
+      return;
+    }
+    const blocks = typeof content === "string" ? [] : content;
     const results = blocks.filter((b) => b?.type === "tool_result");
     const rest = blocks.filter((b) => b?.type !== "tool_result");
     const messages: Array<[string, AppendableMessage]> = [];
@@ -224,57 +232,68 @@ class ClaudeImporter {
       const text = typeof content === "string" ? content : rest.map(toUserBlock);
       messages.push(["user", { role: "user", content: text, timestamp: ms(record.timestamp) }]);
     }
-    for (const result of results) messages.push(["tool_result", this.toolResult(result, record)]);
-    let parent = parentId;
+    for (const result of results)
+      messages.push(["tool_result", toToolResult(result, record, this.toolNames)]);
+    const reply = rest.length === 0 ? this.replyBefore(parentId) : undefined;
+    let parent = reply === undefined ? parentId : (this.resultTail.get(reply) ?? parentId);
     messages.forEach(([kind, msg], i) => {
       const id = i === 0 ? uuid : `${uuid}.${i}`;
       this.push({ ...this.stamp(id, parent, record), type: "message", message: msg }, kind);
       parent = id;
     });
+    if (reply !== undefined) {
+      this.resultTail.set(reply, parent as string);
+      // The results belong to the reply: a later part of it (Claude Code writes parts of one reply
+      // between its results) is merged into it, and what follows a result follows the reply.
+      for (let i = 0; i < messages.length; i++) this.anchor.set(i === 0 ? uuid : `${uuid}.${i}`, reply);
+    }
     this.tail.set(uuid, parent as string);
     this.lastMain = uuid;
+    this.lastTurn = parent;
   }
 
   private assistant(record: Raw, uuid: string): void {
-    const message = (record.message ?? {}) as Raw;
+    const message = (
+      typeof record.message === "object" && record.message !== null ? record.message : {}
+    ) as Raw;
+    const content = typeof record.message === "string" ? record.message : message.content;
     const parentId = this.parentOf(record);
     const replyId = str(message.id);
     const earlier = replyId ? this.replies.get(replyId) : undefined;
-    const blocks = toAssistantBlocks(message.content, this.toolNames);
-    if (earlier && parentId === earlier.id) {
+    const blocks = toAssistantBlocks(content, this.toolNames);
+    let entry: SessionMessageEntry;
+    if (earlier && parentId !== null && this.anchor.get(parentId) === earlier.id) {
       // Same API reply, continued on another line: one message, as the model produced it.
+      entry = earlier;
       const merged = earlier.message as AssistantMessage;
       merged.content = [...merged.content, ...blocks];
       Object.assign(merged, assistantMeta(message, record));
-      this.tail.set(uuid, earlier.id);
       this.report.merged++;
     } else {
       const msg: AssistantMessage = { ...assistantMeta(message, record), role: "assistant", content: blocks };
-      const entry: SessionMessageEntry = {
-        ...this.stamp(uuid, parentId, record),
-        type: "message",
-        message: msg,
-      };
+      entry = { ...this.stamp(uuid, parentId, record), type: "message", message: msg };
       this.push(entry, "assistant");
+      this.replyEntries.set(entry.id, entry);
       if (replyId) this.replies.set(replyId, entry);
-      this.tail.set(uuid, uuid);
     }
+    const msg = entry.message as AssistantMessage;
+    msg.stopReason = stopReasonOf(message.stop_reason, msg.content);
+    this.tail.set(uuid, entry.id);
     this.lastMain = uuid;
+    this.lastTurn = this.afterResults(entry.id);
   }
 
-  private toolResult(block: Raw, record: Raw): ToolResultMessage {
-    const toolCallId = String(block.tool_use_id ?? "");
-    const content = typeof block.content === "string" ? [{ type: "text" as const, text: block.content }] : [];
-    if (Array.isArray(block.content))
-      for (const b of block.content as Raw[]) content.push(toUserBlock(b) as never);
-    return {
-      role: "toolResult",
-      toolCallId,
-      toolName: this.toolNames.get(toolCallId) ?? "unknown",
-      content,
-      isError: block.is_error === true,
-      timestamp: ms(record.timestamp),
-    };
+  /**
+   * The assistant reply a line of tool results answers, when its parent is that reply. Claude Code
+   * 2.1 hangs each of a reply's parallel tool results under the line of its own call: chained after
+   * the reply's earlier results instead, every result stays on the path, in order, as the model
+   * needs them (and as Claude Code rebuilds them on resume).
+   */
+  private replyBefore(parentId: string | null): string | undefined {
+    const anchor = parentId === null ? null : (this.anchor.get(parentId) ?? null);
+    if (anchor === null) return undefined;
+    const entry = this.replyEntries.get(anchor);
+    return entry ? anchor : undefined;
   }
 
   private boundary(record: Raw, uuid: string): void {
@@ -298,6 +317,7 @@ class ClaudeImporter {
     this.push(entry, "compaction");
     this.tail.set(uuid, uuid);
     this.lastMain = uuid;
+    this.lastTurn = uuid;
   }
 
   private sidechain(record: Raw, uuid: string): void {
@@ -312,9 +332,7 @@ class ClaudeImporter {
   private sideRecord(record: Raw): void {
     const kind = String(record.type ?? "record");
     const id = `${kind}-${this.entries.length}`;
-    if (kind === "custom-title" && str(record.customTitle)) this.title = str(record.customTitle);
-    else if (kind === "summary" && str(record.summary) && this.title === undefined)
-      this.title = str(record.summary);
+    this.titles.see(record);
     this.custom(id, this.lastMainTail() ?? this.preamble, kind, record, false);
     if (this.lastMain !== null) this.tail.set(this.lastMain, id);
     else this.preamble = id;
@@ -336,6 +354,8 @@ class ClaudeImporter {
 
   private push(entry: SessionEntry, kind: string): void {
     this.entries.push(entry);
+    const follows = entry.parentId === null ? null : (this.anchor.get(entry.parentId) ?? null);
+    this.anchor.set(entry.id, entry.type === "custom" || entry.type === "session_info" ? follows : entry.id);
     this.report.mapped[kind] = (this.report.mapped[kind] ?? 0) + 1;
   }
 
@@ -355,9 +375,14 @@ class ClaudeImporter {
 
   /** The id to hang a child of `uuid` under; a parent not in the file makes the child a root. */
   private resolveKnown(uuid: string): string | null {
-    if (this.tail.has(uuid)) return this.resolve(uuid);
+    if (this.tail.has(uuid)) return this.afterResults(this.resolve(uuid));
     this.report.notes.push(`parent ${uuid} is not in the file: its child became a root`);
     return null;
+  }
+
+  /** A child of a reply whose tool results are chained after it hangs after the last result. */
+  private afterResults(id: string): string {
+    return this.replyEntries.has(id) ? (this.resultTail.get(id) ?? id) : id;
   }
 
   private lastMainTail(): string | null {

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { isSessionTreeError, ValidationError } from "../core/errors.js";
+import { type ErrorCode, isSessionTreeError, ValidationError } from "../core/errors.js";
 import { type ContextAtNode, contextAt, hasEntry } from "./context-at.js";
 import { renderViewerPage } from "./page.js";
 import type { ViewerSession, ViewerSource } from "./source.js";
@@ -90,9 +90,18 @@ function requiredQuery(c: Context, name: string): string {
   return value;
 }
 
+/** A file the viewer was asked to show that is no session to show: the request's fault, not ours. */
+const CLIENT_ERRORS = new Set<ErrorCode>([
+  "invalid_argument",
+  "empty_session_file",
+  "foreign_session_file",
+  "not_a_session",
+  "invalid_header",
+]);
+
 function errorResponse(c: Context, err: unknown): Response {
   if (isSessionTreeError(err)) {
-    const status = err.code.endsWith("_not_found") ? 404 : err.code === "invalid_argument" ? 400 : 500;
+    const status = err.code.endsWith("_not_found") ? 404 : CLIENT_ERRORS.has(err.code) ? 400 : 500;
     return c.json({ error: { code: err.code, message: err.message } }, status);
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { NotFoundError } from "../core/errors.js";
+import { refuseUnreadable } from "../file/file-kind.js";
 import { defaultPiAgentDir, defaultRoot, sessionsDir } from "../file/paths.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { ViewerOrigin, ViewerSession, ViewerSessionSummary, ViewerSource } from "./source.js";
@@ -91,6 +92,9 @@ function resolveKey(origins: readonly LocalOrigin[], key: string): { origin: Loc
 }
 
 function loadFile(origin: LocalOrigin, key: string, path: string): ViewerSession {
+  // Opening an empty file would start a new session (as pi does), and another tool's file reads as
+  // one error per line: the viewer shows neither, it says what the file is.
+  refuseUnreadable(path);
   const manager = SessionManager.open(path, undefined, undefined, { root: origin.root });
   try {
     const header = manager.getHeader();

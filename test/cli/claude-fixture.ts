@@ -129,3 +129,153 @@ export function claudeSessionLines(): string[] {
   lines.splice(12, 0, '{"parentUuid":"u3","type":"assistant","mess');
   return lines;
 }
+
+/**
+ * A Claude Code 2.x session (the shapes of 2.1.x files, written here, not copied): metadata
+ * records without a uuid (queue operations, permission mode, generated titles, last prompt), a
+ * SessionStart hook's progress record at the root, a user prompt given as a plain string, one
+ * reply split over four lines (thinking, text, two tool calls; `stop_reason` null on every one)
+ * with a hook's progress record between two of its parts, two tool results chained, a turn
+ * duration, and metadata after the last message.
+ */
+export const CLAUDE_V2_SESSION_ID = "22222222-3333-4444-8555-666666666666";
+
+const v2 = {
+  isSidechain: false,
+  userType: "external",
+  cwd: "/home/dev/app",
+  sessionId: CLAUDE_V2_SESSION_ID,
+  version: "2.1.40",
+  gitBranch: "main",
+};
+
+/** One line of an assistant reply (`reply` names the API message the line is a part of). */
+function v2Part(uuid: string, parentUuid: string, block: unknown, second: number, reply = "1") {
+  return {
+    ...v2,
+    parentUuid,
+    type: "assistant",
+    requestId: `req_v2_${reply}`,
+    message: {
+      model: "claude-opus-4-5",
+      id: `msg_v2_${reply}`,
+      type: "message",
+      role: "assistant",
+      content: [block],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 3, cache_read_input_tokens: 100, output_tokens: second },
+    },
+    uuid,
+    timestamp: `2026-02-01T09:00:${String(second).padStart(2, "0")}.000Z`,
+  };
+}
+
+export function claudeV2SessionLines(): string[] {
+  const meta = { sessionId: CLAUDE_V2_SESSION_ID };
+  const records: unknown[] = [
+    { type: "queue-operation", operation: "dequeue", timestamp: "2026-02-01T08:59:59.000Z", ...meta },
+    { type: "permission-mode", permissionMode: "default", ...meta },
+    {
+      ...v2,
+      parentUuid: null,
+      type: "progress",
+      data: { type: "hook_progress", hookEvent: "SessionStart", hookName: "SessionStart:startup" },
+      uuid: "p0",
+      timestamp: "2026-02-01T09:00:00.000Z",
+    },
+    {
+      ...v2,
+      parentUuid: "p0",
+      type: "user",
+      message: { role: "user", content: "List the TODOs in src" },
+      uuid: "q1",
+      timestamp: "2026-02-01T09:00:01.000Z",
+      permissionMode: "default",
+    },
+    { type: "ai-title", aiTitle: "Listing TODOs", ...meta },
+    v2Part("r1", "q1", { type: "thinking", thinking: "Grep for TODO.", signature: "c2ln" }, 2),
+    v2Part("r2", "r1", { type: "text", text: "Searching both folders." }, 3),
+    {
+      ...v2,
+      parentUuid: "r2",
+      type: "progress",
+      data: { type: "hook_progress", hookEvent: "PreToolUse", hookName: "PreToolUse:Grep" },
+      uuid: "p1",
+      timestamp: "2026-02-01T09:00:04.000Z",
+    },
+    v2Part("r3", "p1", { type: "tool_use", id: "toolu_g1", name: "Grep", input: { pattern: "TODO" } }, 5),
+    v2Part("r4", "r3", { type: "tool_use", id: "toolu_g2", name: "Grep", input: { pattern: "FIXME" } }, 6),
+    {
+      ...v2,
+      parentUuid: "r4",
+      type: "user",
+      message: {
+        role: "user",
+        content: [{ tool_use_id: "toolu_g1", type: "tool_result", content: "a.ts:3" }],
+      },
+      uuid: "t1",
+      timestamp: "2026-02-01T09:00:07.000Z",
+      sourceToolAssistantUUID: "r3",
+    },
+    {
+      ...v2,
+      parentUuid: "t1",
+      type: "user",
+      message: {
+        role: "user",
+        content: [{ tool_use_id: "toolu_g2", type: "tool_result", content: "b.ts:9" }],
+      },
+      uuid: "t2",
+      timestamp: "2026-02-01T09:00:08.000Z",
+      sourceToolAssistantUUID: "r4",
+    },
+    v2Part("r5", "t2", { type: "text", text: "One TODO in a.ts, one FIXME in b.ts." }, 9, "2"),
+    {
+      ...v2,
+      parentUuid: "r5",
+      type: "system",
+      subtype: "turn_duration",
+      durationMs: 9000,
+      uuid: "d1",
+      timestamp: "2026-02-01T09:00:10.000Z",
+    },
+    { type: "ai-title", aiTitle: "Find TODO and FIXME markers", ...meta },
+    { type: "last-prompt", lastPrompt: "List the TODOs in src", leafUuid: "d1", ...meta },
+    { type: "permission-mode", permissionMode: "acceptEdits", ...meta },
+  ];
+  return records.map((r) => JSON.stringify(r));
+}
+
+/**
+ * A subagent's own file (`<session>/subagents/agent-<id>.jsonl`): every line a sidechain sharing
+ * the main session's id. `withAgentId: false` writes none, as older versions did.
+ */
+export function claudeSubagentLines(options: { withAgentId: boolean }): string[] {
+  const agent = options.withAgentId ? { agentId: "a7c0ffe" } : {};
+  const side = { ...v2, isSidechain: true, ...agent };
+  return [
+    {
+      ...side,
+      parentUuid: null,
+      type: "user",
+      message: { role: "user", content: "Count the TODOs" },
+      uuid: "s-u1",
+      timestamp: "2026-02-01T09:01:00.000Z",
+    },
+    {
+      ...side,
+      parentUuid: "s-u1",
+      type: "assistant",
+      message: {
+        id: "msg_s1",
+        role: "assistant",
+        model: "claude-haiku-4-5",
+        content: [{ type: "text", text: "Two." }],
+        stop_reason: "end_turn",
+      },
+      uuid: "s-a1",
+      timestamp: "2026-02-01T09:01:01.000Z",
+    },
+  ].map((r) => JSON.stringify(r));
+}

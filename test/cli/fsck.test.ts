@@ -66,7 +66,16 @@ describe("fsck, repair, migrate", () => {
           i.code === "invalid_header" && i.line === 1 && i.offset === 0,
       ),
     );
-    assert.match(r[1]?.stdout ?? "", /FAIL .*empty\.jsonl \(empty file, not a session\)/);
+    const empty = out.files.find((f: { path: string }) => f.path.endsWith("empty.jsonl"));
+    assert.deepEqual(
+      empty.issues.map((i: { code: string }) => i.code),
+      ["empty_session_file"],
+    );
+    assert.match(r[1]?.stdout ?? "", /FAIL .*empty\.jsonl \(not a session: an empty file\)/);
+    assert.match(
+      r[1]?.stdout ?? "",
+      /FAIL .*noise\.jsonl \(not a session: not JSON lines \(2 lines of text\)\)/,
+    );
     assert.match(r[1]?.stdout ?? "", /3 of 3 file\(s\) with findings/);
   });
 

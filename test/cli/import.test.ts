@@ -65,10 +65,13 @@ describe("importClaudeCode (pure)", () => {
     assert.equal(result.header.id, CLAUDE_SESSION_ID);
     assert.equal(result.header.cwd, CLAUDE_CWD);
     assert.equal(result.header.timestamp, "2025-08-01T10:00:00.000Z");
-    const leaf = byId.get(result.leafId as string) as { type: string; name: string; parentId: string };
-    assert.equal(leaf.type, "session_info");
-    assert.equal(leaf.name, "Fix the flaky test");
-    assert.equal(leaf.parentId, "u4");
+    // The leaf is the conversation's last message; the name hangs beside it.
+    assert.equal(result.leafId, "u4");
+    assert.equal(result.name, "Fix the flaky test");
+    const name = result.entries.find((e) => e.type === "session_info") as { name: string; parentId: string };
+    assert.equal(name.name, "Fix the flaky test");
+    assert.equal(name.parentId, "u4");
+    assert.deepEqual(result.derivedIds, ["u4.name", "u4.leaf"]);
   });
 });
 
@@ -173,11 +176,13 @@ describe("sessiontree import", () => {
     assert.equal(readJsonl(sessionPath)[0]?.type, "session");
   });
 
-  it("skips a session imported before (exit 0)", () => {
+  it("skips a session imported before with nothing new (exit 0)", () => {
     const out = JSON.parse(results[1]?.stdout ?? "");
     assert.equal(results[1]?.code, 0);
     assert.equal(out.imported.length, 0);
+    assert.equal(out.appended.length, 0);
     assert.equal(out.skipped[0].reason, "already_imported");
+    assert.equal(out.skipped[0].message, "already imported, nothing new");
   });
 
   it("draws the imported tree with the rewind as a branch and the sidechain beside", () => {
@@ -215,8 +220,16 @@ describe("sessiontree import", () => {
     const out = JSON.parse(results[4]?.stdout ?? "");
     assert.equal(out.imported.length, 0);
     assert.equal(out.failed.length, 2);
-    assert.match(results[5]?.stdout ?? "", /failed .*empty\.jsonl: The file is empty/);
-    assert.match(results[5]?.stdout ?? "", /0 imported, 0 skipped, 2 failed/);
+    assert.deepEqual(out.failed.map((f: { code: string }) => f.code).sort(), [
+      "empty_session_file",
+      "not_a_session",
+    ]);
+    assert.match(results[5]?.stdout ?? "", /failed .*empty\.jsonl: Nothing to import: an empty file/);
+    assert.match(
+      results[5]?.stdout ?? "",
+      /failed .*noise\.jsonl: Not a session of pi, Claude Code or Codex: the file is not JSON lines/,
+    );
+    assert.match(results[5]?.stdout ?? "", /0 imported, 0 updated, 0 skipped, 2 failed/);
   });
 
   it("a missing file is a usage error (2) and --root/--cwd choose where sessions go", () => {

@@ -7,6 +7,7 @@ import { renderHtmlExport } from "../../viewer/html-export.js";
 import type { CommandContext } from "../command-context.js";
 import { UsageError } from "../exit.js";
 import { resolveEntryId } from "../resolve.js";
+import { readablePath } from "./file-kind.js";
 
 export interface ExportOptions {
   format?: string;
@@ -27,7 +28,7 @@ export async function runExport(
   options: ExportOptions,
 ): Promise<void> {
   const format = formatOf(options, ctx.json);
-  const { path, text, sessionId } = await ctx.withSession(ref, (manager, path) => {
+  const { path, text, sessionId } = await ctx.withSession(readablePath(ctx, ref), (manager, path) => {
     const at = options.at === undefined ? manager.getLeafId() : resolveEntryId(manager.tree, options.at);
     return { path, text: render(manager, format, at), sessionId: manager.getSessionId() };
   });

@@ -1,16 +1,20 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import type { SessionEntry, SessionHeader } from "../../core/entry.js";
-import type { SessionIssue } from "../../core/issues.js";
+import { basename, join, resolve } from "node:path";
 import { newSessionId } from "../../core/session-id.js";
 import { sessionDirFor, sessionFileName } from "../../file/paths.js";
 import { SessionFile } from "../../file/session-file.js";
-import { type ClaudeImportReport, importClaudeCode, looksLikeClaudeCode } from "../../format/claude-code.js";
-import { decodeSession } from "../../format/jsonl/decode.js";
 import type { CommandContext } from "../command-context.js";
 import { errorCode, UsageError } from "../exit.js";
 import { startProgress } from "../io.js";
 import { allSessionFiles, idFromFileName } from "../location.js";
+import { appendNewEntries } from "./import-append.js";
+import {
+  type Converted,
+  convert,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  ImportRefusal,
+} from "./import-convert.js";
 
 export interface ImportOptions {
   cwd?: string;
@@ -21,30 +25,28 @@ export interface ImportOptions {
 /** What `import --json` prints: one list per outcome. */
 interface ImportResult {
   imported: Array<Record<string, unknown>>;
+  /** Sessions imported before whose source grew: its new entries were appended. */
+  appended: Array<Record<string, unknown>>;
   skipped: Array<Record<string, unknown>>;
   failed: Array<Record<string, unknown>>;
 }
 
-interface Converted {
-  format: "pi" | "claude-code";
-  header: SessionHeader;
-  entries: SessionEntry[];
-  /** Lines the source had that the session does not: reported, and the exit status says so. */
-  problems: number;
-  claude?: ClaudeImportReport;
-  issues?: SessionIssue[];
-}
-
-/** Imports each file (skipping sessions already there) and reports what was imported, skipped or failed. */
+/**
+ * Imports each file. A session imported before gets the entries its source gained since (ids are
+ * stable); one with nothing new is skipped. Reports what was imported, appended, skipped or failed.
+ */
 export function runImport(ctx: CommandContext, paths: string[], options: ImportOptions): void {
-  if (!["auto", "claude", "pi"].includes(options.format ?? "auto"))
-    throw new UsageError(`Unknown format "${options.format}"`);
+  const format = formatOf(options.format);
   const files = paths.flatMap((p) => expand(resolve(ctx.io.cwd, p)));
-  const existing = new Set(allSessionFiles(ctx.location).map((f) => idFromFileName(f)));
-  const result: ImportResult = { imported: [], skipped: [], failed: [] };
+  const existing = new Map<string, string>();
+  for (const path of allSessionFiles(ctx.location)) {
+    const id = idFromFileName(path);
+    if (id !== undefined) existing.set(id, path);
+  }
+  const result: ImportResult = { imported: [], appended: [], skipped: [], failed: [] };
   const progress = startProgress(ctx.io, "Importing", files.length, 20);
   for (const source of files) {
-    importOne(ctx, source, options, existing, result);
+    importOne(ctx, source, { ...options, format }, existing, result);
     progress.tick();
   }
   progress.stop();
@@ -56,38 +58,73 @@ export function runImport(ctx: CommandContext, paths: string[], options: ImportO
   printResult(ctx, result, files.length);
 }
 
+function formatOf(option: string | undefined): ImportFormat {
+  const format = option === "claude-code" ? "claude" : (option ?? "auto");
+  if (!(IMPORT_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`Unknown format "${option}" (${IMPORT_FORMATS.join(", ")})`);
+  return format as ImportFormat;
+}
+
 function importOne(
   ctx: CommandContext,
   source: string,
-  options: ImportOptions,
-  existing: Set<string | undefined>,
+  options: ImportOptions & { format: ImportFormat },
+  existing: Map<string, string>,
   result: ImportResult,
 ): void {
   try {
-    const converted = convert(readFileSync(source, "utf8"), options.format ?? "auto");
+    const converted = convert(readFileSync(source, "utf8"), options.format, basename(source));
     if (options.newId) converted.header.id = newSessionId();
-    if (existing.has(converted.header.id)) {
-      result.skipped.push({ source, sessionId: converted.header.id, reason: "already_imported" });
+    const { format, header, entries, problems, claude, codex, issues } = converted;
+    const facts = { source, format, sessionId: header.id, problems, report: claude ?? codex, issues };
+    const there = existing.get(header.id);
+    if (there !== undefined) {
+      if (reimport(source, there, converted, result) && problems > 0) ctx.findings();
       return;
     }
     const path = write(ctx, converted, options.cwd);
-    existing.add(converted.header.id);
-    if (converted.problems > 0) ctx.findings();
-    const { format, header, entries, problems, claude, issues } = converted;
-    result.imported.push({
-      source,
-      format,
-      sessionId: header.id,
-      path,
-      entryCount: entries.length,
-      problems,
-      report: claude,
-      issues,
-    });
+    if (problems > 0) ctx.findings();
+    existing.set(header.id, path);
+    result.imported.push({ ...facts, path, entryCount: entries.length });
   } catch (error) {
     ctx.findings();
-    result.failed.push({ source, code: errorCode(error), message: (error as Error).message });
+    const code = error instanceof ImportRefusal ? error.code : errorCode(error);
+    result.failed.push({ source, code, message: (error as Error).message });
   }
+}
+
+/**
+ * A session already there: append what its source gained, or say why nothing was written. True
+ * when something was appended.
+ */
+function reimport(source: string, path: string, converted: Converted, result: ImportResult): boolean {
+  const sessionId = converted.header.id;
+  const skip = (reason: string, message: string) => {
+    result.skipped.push({ source, sessionId, path, reason, message });
+    return false;
+  };
+  if (!converted.stableIds)
+    return skip("already_imported", "already imported (a v1 file has no entry ids to append by)");
+  const outcome = appendNewEntries(path, converted);
+  if (outcome.status === "unchanged") return skip("already_imported", "already imported, nothing new");
+  if (outcome.status === "ids_changed")
+    return skip(
+      "ids_changed",
+      "a session with this id is there, but with none of these entries (use --new-id to import a copy)",
+    );
+  const { format, problems, claude, codex, issues } = converted;
+  result.appended.push({
+    source,
+    format,
+    sessionId,
+    path,
+    appended: outcome.appended,
+    renamed: outcome.renamed,
+    problems,
+    report: claude ?? codex,
+    issues,
+  });
+  return true;
 }
 
 /** A file, or every .jsonl file under a folder (Claude Code keeps subagent files in subfolders). */
@@ -100,30 +137,6 @@ function expand(path: string): string[] {
       d.isDirectory() ? expand(join(path, d.name)) : d.name.endsWith(".jsonl") ? [join(path, d.name)] : [],
     );
 }
-
-function convert(text: string, format: string): Converted {
-  if (text.trim() === "") throw new ImportError("The file is empty");
-  const claude = format === "claude" || (format === "auto" && looksLikeClaudeCode(text));
-  if (claude) {
-    const { header, entries, report } = importClaudeCode(text);
-    if (entries.length === 0)
-      throw new ImportError(`No Claude Code records (${report.skipped.length} unreadable lines)`);
-    return { format: "claude-code", header, entries, problems: report.skipped.length, claude: report };
-  }
-  const decoded = decodeSession(text);
-  if (!decoded.header)
-    throw new ImportError("Neither a pi session (no session header) nor a Claude Code session");
-  const entries = decoded.entries.map((e) => e.entry);
-  return {
-    format: "pi",
-    header: decoded.header,
-    entries,
-    problems: decoded.issues.length,
-    issues: decoded.issues,
-  };
-}
-
-class ImportError extends Error {}
 
 function write(ctx: CommandContext, converted: Converted, cwdOption: string | undefined): string {
   const { header } = converted;
@@ -139,23 +152,31 @@ function write(ctx: CommandContext, converted: Converted, cwdOption: string | un
 
 function printResult(ctx: CommandContext, result: ImportResult, total: number): void {
   const c = ctx.colors;
+  const problemsOf = (item: Record<string, unknown>) =>
+    Number(item.problems) > 0 ? c.yellow(` — ${item.problems} line(s) not imported, see --json`) : "";
   for (const item of result.imported) {
-    const problems =
-      Number(item.problems) > 0 ? c.yellow(` — ${item.problems} line(s) not imported, see --json`) : "";
     ctx.print(
       `${c.green("imported")} ${item.format} ${item.source}`,
-      `   → ${c.bold(String(item.sessionId))} ${item.entryCount} entries ${c.dim(String(item.path))}${problems}`,
+      `   → ${c.bold(String(item.sessionId))} ${item.entryCount} entries ${c.dim(String(item.path))}${problemsOf(item)}`,
+    );
+  }
+  for (const item of result.appended) {
+    const renamed = item.renamed ? ", renamed" : "";
+    ctx.print(
+      `${c.green("updated")} ${item.format} ${item.source}`,
+      `   → ${c.bold(String(item.sessionId))} appended ${item.appended} entries${renamed} ${c.dim(String(item.path))}${problemsOf(item)}`,
     );
   }
   for (const item of result.skipped) {
-    ctx.print(`${c.dim("skipped")} ${item.source}: session ${item.sessionId} is already there`);
+    ctx.print(`${c.dim("skipped")} ${item.source}: session ${item.sessionId} ${item.message}`);
   }
   for (const item of result.failed) {
     ctx.print(`${c.red("failed")} ${item.source}: ${item.message}`);
   }
+  const { imported, appended, skipped, failed } = result;
   ctx.print(
     c.dim(
-      `${total} file(s): ${result.imported.length} imported, ${result.skipped.length} skipped, ${result.failed.length} failed`,
+      `${total} file(s): ${imported.length} imported, ${appended.length} updated, ${skipped.length} skipped, ${failed.length} failed`,
     ),
   );
 }

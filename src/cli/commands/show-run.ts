@@ -1,6 +1,7 @@
 import type { CommandContext } from "../command-context.js";
 import { renderContext } from "../render/context.js";
 import { resolveEntryId } from "../resolve.js";
+import { readablePath } from "./file-kind.js";
 
 export interface ShowOptions {
   at?: string;
@@ -13,11 +14,14 @@ export async function runShow(
   ref: string | undefined,
   options: ShowOptions,
 ): Promise<void> {
-  const { path, at, context, sessionId, leafId } = await ctx.withSession(ref, (manager, path) => {
-    const at = options.at === undefined ? manager.getLeafId() : resolveEntryId(manager.tree, options.at);
-    const context = manager.buildSessionContextAt(at);
-    return { path, at, context, sessionId: manager.getSessionId(), leafId: manager.getLeafId() };
-  });
+  const { path, at, context, sessionId, leafId } = await ctx.withSession(
+    readablePath(ctx, ref),
+    (manager, path) => {
+      const at = options.at === undefined ? manager.getLeafId() : resolveEntryId(manager.tree, options.at);
+      const context = manager.buildSessionContextAt(at);
+      return { path, at, context, sessionId: manager.getSessionId(), leafId: manager.getLeafId() };
+    },
+  );
   if (ctx.json) {
     ctx.printJson({ sessionId, path, at, leafId, ...context });
     return;

@@ -4,6 +4,7 @@ import { describeEntry } from "../../format/describe.js";
 import type { CommandContext } from "../command-context.js";
 import { pathIds, renderTree } from "../render/tree.js";
 import { versionOnDisk } from "../resolve.js";
+import { readablePath } from "./file-kind.js";
 
 export interface TreeOptions {
   full?: boolean;
@@ -31,7 +32,7 @@ export async function runTree(
   ref: string | undefined,
   options: TreeOptions,
 ): Promise<void> {
-  const view = await ctx.withSession(ref, (manager, path) => ({
+  const view = await ctx.withSession(readablePath(ctx, ref), (manager, path) => ({
     path,
     roots: manager.getTree(),
     leafId: manager.getLeafId(),

@@ -16,6 +16,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   session_not_found: 404,
   entry_not_found: 404,
   not_a_session: 400,
+  empty_session_file: 400,
+  foreign_session_file: 400,
   invalid_header: 400,
   invalid_entry: 400,
   invalid_argument: 400,
