@@ -47,6 +47,14 @@ export class CommandContext {
     this.io.out(`${JSON.stringify(value, null, 2)}\n`);
   }
 
+  /**
+   * Says which session a write went to, its id and its file, under the line that says what was
+   * written: a session picked by default must never be a surprise. (`--json` results carry both.)
+   */
+  printWrittenTo(sessionId: string, path: string): void {
+    this.print(this.colors.dim(`  session ${sessionId} · ${path}`));
+  }
+
   /** Marks the run as having findings (exit 1) without stopping it. */
   findings(): void {
     this.cli.exitCode = Math.max(this.cli.exitCode, EXIT_FINDINGS);

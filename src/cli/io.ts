@@ -22,6 +22,8 @@ export interface CliIO {
 }
 
 export function processIO(): CliIO {
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   return {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
@@ -33,11 +35,38 @@ export function processIO(): CliIO {
   };
 }
 
-/** Colours only for a terminal, never with NO_COLOR set (any value, per no-color.org); FORCE_COLOR wins. */
+const guarded = new WeakSet<NodeJS.WriteStream>();
+
+/**
+ * `sessiontree tree x 2>&1 | head -2`: the reader has seen enough and closed the pipe. That ends
+ * the output, it is no error (as `git log | head`): exit at once, quietly, with the status the
+ * command has set so far (0 while it was still printing).
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
+/**
+ * Whether output gets colours. FORCE_COLOR, when set, decides, as in Node (`tty.getColorDepth`)
+ * and chalk's supports-color: `0` or `false` turns colours off, any other value (empty, 1, 2, 3,
+ * true) on, even on a pipe. Otherwise NO_COLOR set to a non-empty value turns them off
+ * (no-color.org); otherwise colours only on a terminal whose TERM is not `dumb`.
+ */
+export function colorEnabled(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
+  if (env.NO_COLOR) return false;
+  return isTTY && env.TERM !== "dumb";
+}
+
+/** The colours of stdout (see `colorEnabled`). */
 export function colorsFor(io: CliIO): Colors {
-  const force = io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== "0";
-  const enabled = force || (io.stdoutIsTTY && !("NO_COLOR" in io.env) && io.env.TERM !== "dumb");
-  return pc.createColors(enabled);
+  return pc.createColors(colorEnabled(io.env, io.stdoutIsTTY));
 }
 
 /** A progress bar on stderr when it is a terminal and the work is long enough to be worth one. */

@@ -1,9 +1,10 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
-import { isAbsolute, resolve, sep } from "node:path";
+import { basename, isAbsolute, resolve, sep } from "node:path";
 import { NotFoundError } from "../core/errors.js";
 import type { SessionTree } from "../core/tree.js";
 import { candidateDirsFor } from "../file/paths.js";
-import { findMostRecentSession, peekHeader } from "../session/locate.js";
+import { peekHeader, sessionFilesIn } from "../session/locate.js";
+import { readSessionInfo, type SessionInfo } from "../session/session-info.js";
 import { UsageError } from "./exit.js";
 import type { CliIO } from "./io.js";
 import { allSessionFiles, idFromFileName, type Location } from "./location.js";
@@ -27,10 +28,7 @@ export function resolveSession(location: Location, ref: string | undefined, io: 
     if (statSync(path).isDirectory()) throw new UsageError(`${path} is a directory, not a session file`);
     return path;
   }
-  const files = allSessionFiles(location).map((path) => ({
-    path,
-    id: idFromFileName(path) ?? peekHeader(path)?.id,
-  }));
+  const files = sessionIdsOf(location);
   const exact = files.filter((f) => f.id === ref);
   if (exact.length === 1) return (exact[0] as { path: string }).path;
   const matches = exact.length > 1 ? exact : files.filter((f) => f.id?.startsWith(ref));
@@ -46,14 +44,31 @@ export function resolveSession(location: Location, ref: string | undefined, io: 
   });
 }
 
+/** Every session file of the location with the id it carries (its name, else its header). */
+export function sessionIdsOf(location: Location): Array<{ path: string; id: string | undefined }> {
+  return allSessionFiles(location).map((path) => ({
+    path,
+    id: idFromFileName(path) ?? peekHeader(path)?.id,
+  }));
+}
+
 function looksLikePath(ref: string, io: CliIO): boolean {
   if (ref.endsWith(".jsonl") || ref.includes(sep) || ref.includes("/") || isAbsolute(ref)) return true;
   return existsSync(resolve(io.cwd, ref));
 }
 
+/**
+ * The latest session of the current directory: the first one `ls` lists (`byListingOrder`), not
+ * the file written last. A label or a name written to an old session touches its file, but the
+ * session is no more recent for it.
+ */
 function mostRecent(location: Location, io: CliIO): string {
-  const found = findMostRecentSession(candidateDirsFor(location.root, io.cwd), io.cwd);
-  if (found) return found;
+  let latest: SessionInfo | undefined;
+  for (const path of sessionFilesOfCwd(location, io.cwd)) {
+    const info = readSessionInfo(path);
+    if (info && isSessionOf(info, io.cwd) && (!latest || byListingOrder(info, latest) < 0)) latest = info;
+  }
+  if (latest) return latest.path;
   throw new NotFoundError(
     "session_not_found",
     `No session of ${io.cwd} under ${location.root}; name one (see \`sessiontree ls --all\`)`,
@@ -61,6 +76,35 @@ function mostRecent(location: Location, io: CliIO): string {
       details: { cwd: io.cwd, root: location.root },
     },
   );
+}
+
+/** The files `ls` reads for one directory, and among which "the latest session" is chosen. */
+export function sessionFilesOfCwd(location: Location, cwd: string): string[] {
+  return candidateDirsFor(location.root, cwd).flatMap(sessionFilesIn);
+}
+
+/** Whether a session read from one of `cwd`'s folders is `cwd`'s (pi's folder names collide). */
+export function isSessionOf(session: Pick<SessionInfo, "cwd">, cwd: string): boolean {
+  return session.cwd === cwd;
+}
+
+/**
+ * The order `ls` lists sessions in, and so which one is "the latest": last activity first (pi's
+ * `modified`: the newest message's time, else the header's), then the later file name (names
+ * start with the creation time). Sessions without a command's argument resolve to the first.
+ */
+export function byListingOrder(
+  a: Pick<SessionInfo, "modified" | "path">,
+  b: Pick<SessionInfo, "modified" | "path">,
+): number {
+  const newer = b.modified.getTime() - a.modified.getTime();
+  if (newer !== 0) return newer;
+  return descending(basename(a.path), basename(b.path)) || descending(a.path, b.path);
+}
+
+/** Code-unit order, reversed: the same on every machine, whatever its locale. */
+function descending(a: string, b: string): number {
+  return a < b ? 1 : a > b ? -1 : 0;
 }
 
 /**

@@ -55,7 +55,7 @@ function messageMarkdown(message: AgentMessage, title: string): string[] {
       const out = [`## ${title}`, ""];
       for (const block of Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : []) {
         if (block.type === "text") out.push(String(block.text), "");
-        else if (block.type === "thinking") out.push(quote(String(block.thinking)), "");
+        else if (block.type === "thinking") out.push(thinkingMarkdown(block), "");
         else if (block.type === "toolCall")
           out.push(`**Tool call** \`${String(block.name)}\``, fence(block.arguments), "");
       }
@@ -80,6 +80,18 @@ function contentText(content: unknown): string {
       return `[${String(block.type)}]`;
     })
     .join("\n");
+}
+
+/**
+ * A thinking block as a folded `<details>` section titled "Thinking": marked as reasoning in any
+ * renderer, and in the raw text too. The body is a quote; a `<details>` tag the model wrote is
+ * escaped, so it cannot close the section early.
+ */
+function thinkingMarkdown(block: Record<string, unknown>): string {
+  if (block.redacted === true) return "<details><summary>Thinking (redacted)</summary></details>";
+  const text = typeof block.thinking === "string" ? block.thinking : "";
+  const body = quote(text.replace(/<(\/?details)/gi, "&lt;$1"));
+  return ["<details>", "<summary>Thinking</summary>", "", body, "", "</details>"].join("\n");
 }
 
 function quote(text: string): string {

@@ -79,7 +79,7 @@ describe("reading commands on the pi fixtures: ls, tree, show, export", () => {
   it("ls lists every session with name, first message, counts and time; --json has the same", () => {
     assert.equal(r[0]?.code, 0);
     assert.match(r[0]?.stdout ?? "", new RegExp(PI_CWD));
-    assert.match(r[0]?.stdout ?? "", /d703a1a9 {2}2025-11-21 02:13 {2}914 msgs 1018 entries 1 br/);
+    assert.match(r[0]?.stdout ?? "", /d703a1a9 {2}2025-11-21 02:13 {2}914 msgs {2}1018 entries {2}1 br/);
     const rows = JSON.parse(r[1]?.stdout ?? "") as Array<Record<string, unknown>>;
     assert.equal(rows.length, 3);
     const large = rows.find((row) => row.id === LARGE_ID);

@@ -24,7 +24,10 @@ describe("writing commands: checkout, label, name, fork/extract", () => {
       { args: ["tree", ID, "--json"] },
     ]);
     assert.equal(migrated?.code, 0, migrated?.stderr);
-    assert.match(migrated?.stdout ?? "", /migrated .* \(v1 → v3\) original kept at .*\.v1\.bak/);
+    assert.match(
+      migrated?.stdout ?? "",
+      new RegExp(`migrated .* \\(v1 → v3\\) original kept at .*\\.v1\\.bak · session ${ID}`),
+    );
     ids = JSON.parse(tree?.stdout ?? "").nodes.map((n: { id: string }) => n.id);
     assert.equal(ids.length, 1018);
     const target = ids[100] as string;
@@ -49,6 +52,7 @@ describe("writing commands: checkout, label, name, fork/extract", () => {
   it("migrate rewrote the v1 file as v3 and kept the original; label sets a label", () => {
     assert.equal(r[0]?.code, 0, r[0]?.stderr);
     assert.match(r[0]?.stdout ?? "", /Labelled \w+: first attempt/);
+    assert.ok(r[0]?.stdout.includes(`session ${ID} · ${path}`), "label says which session it wrote to");
     assert.equal(readJsonl(path)[0]?.version, 3);
     assert.ok(readdirSync(folder).some((name) => name.endsWith(".v1.bak")));
   });

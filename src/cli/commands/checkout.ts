@@ -11,11 +11,17 @@ export function register(program: Command, cli: Cli): void {
     .option("-s, --session <session>", SESSION_REF_HELP)
     .action(async (entryRef: string, options: { session?: string }, command: Command) => {
       const ctx = cli.context(command);
+      const { explainEntryNotFound } = await import("../session-id-guard.js");
       await ctx.withSession(
         options.session,
         (manager, path) => {
           const previous = manager.getLeafId();
-          const id = resolveEntryId(manager.tree, entryRef);
+          let id: string;
+          try {
+            id = resolveEntryId(manager.tree, entryRef);
+          } catch (error) {
+            throw explainEntryNotFound(ctx.location, entryRef, error);
+          }
           manager.branch(id);
           if (ctx.json)
             return ctx.printJson({
@@ -25,6 +31,7 @@ export function register(program: Command, cli: Cli): void {
               leafId: id,
             });
           ctx.print(`Leaf moved ${previous ?? "(none)"} → ${ctx.colors.bold(id)}`);
+          ctx.printWrittenTo(manager.getSessionId(), path);
         },
         { write: true },
       );

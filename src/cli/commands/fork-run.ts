@@ -34,6 +34,7 @@ export function runFork(ctx: CommandContext, ref: string | undefined, options: F
     throw error;
   }
   const result = {
+    sourceSessionId: peekHeader(source)?.id ?? null,
     sourcePath: source,
     sessionId: created.getSessionId(),
     path: created.getSessionFile(),
@@ -49,5 +50,6 @@ export function runFork(ctx: CommandContext, ref: string | undefined, options: F
   ctx.print(
     `New session ${ctx.colors.bold(result.sessionId)} (${result.entryCount} entries)`,
     `  ${result.path}`,
+    ctx.colors.dim(`  from session ${result.sourceSessionId ?? "(no header)"} · ${source}`),
   );
 }

@@ -2,6 +2,11 @@ import type { Command } from "commander";
 import type { Cli } from "../command-context.js";
 import { ENTRY_REF_HELP, resolveEntryId, SESSION_REF_HELP } from "../resolve.js";
 
+interface LabelOptions {
+  session?: string;
+  force?: boolean;
+}
+
 /** `sessiontree label ENTRY [TEXT]`: sets an entry's label; no text clears it. */
 export function register(program: Command, cli: Cli): void {
   program
@@ -10,13 +15,22 @@ export function register(program: Command, cli: Cli): void {
     .argument("<entry>", ENTRY_REF_HELP)
     .argument("[text...]", "the label")
     .option("-s, --session <session>", SESSION_REF_HELP)
-    .action(async (entryRef: string, words: string[], options: { session?: string }, command: Command) => {
+    .option("-f, --force", "accept a label that looks like a session id")
+    .action(async (entryRef: string, words: string[], options: LabelOptions, command: Command) => {
       const ctx = cli.context(command);
+      const text = words.join(" ").trim();
+      const guard = await import("../session-id-guard.js");
+      if (text && !options.force)
+        guard.refuseSessionIdAsText(ctx.location, text, { noun: "label", command: `label ${entryRef}` });
       await ctx.withSession(
         options.session,
         (manager, path) => {
-          const id = resolveEntryId(manager.tree, entryRef);
-          const text = words.join(" ").trim();
+          let id: string;
+          try {
+            id = resolveEntryId(manager.tree, entryRef);
+          } catch (error) {
+            throw guard.explainEntryNotFound(ctx.location, entryRef, error);
+          }
           const labelEntryId = manager.appendLabelChange(id, text || undefined);
           if (ctx.json)
             return ctx.printJson({
@@ -27,6 +41,7 @@ export function register(program: Command, cli: Cli): void {
               entryId: labelEntryId,
             });
           ctx.print(text ? `Labelled ${id}: ${ctx.colors.bold(text)}` : `Cleared the label of ${id}`);
+          ctx.printWrittenTo(manager.getSessionId(), path);
         },
         { write: true },
       );

@@ -1,12 +1,14 @@
 import { statSync } from "node:fs";
-import { LEAF_MARKER_TYPE, type SessionEntry } from "../../core/entry.js";
-import { candidateDirsFor } from "../../file/paths.js";
+import { resolve } from "node:path";
+import { CURRENT_SESSION_VERSION, isLeafMarker, type SessionEntry } from "../../core/entry.js";
 import { readSessionFile } from "../../file/read-file.js";
-import { sessionFilesIn } from "../../session/locate.js";
-import { summarize } from "../../session/session-info.js";
+import { type SessionInfo, summarize } from "../../session/session-info.js";
 import type { CommandContext } from "../command-context.js";
+import { UsageError } from "../exit.js";
 import { oneLine, startProgress } from "../io.js";
 import { allSessionFiles } from "../location.js";
+import { byListingOrder, isSessionOf, sessionFilesOfCwd, sessionIdsOf, versionOnDisk } from "../resolve.js";
+import type { EntryMatch, MatchEntries } from "./ls-entries.js";
 
 /** One row of `ls --json`. */
 interface SessionRow {
@@ -15,7 +17,9 @@ interface SessionRow {
   cwd: string;
   name: string | null;
   firstMessage: string;
+  /** Message entries in every branch (pi's `messageCount`). */
   messageCount: number;
+  /** Entries in every branch, as `tree` counts them (hidden leaf markers left out). */
   entryCount: number;
   /** Branches in the tree: 1 for a linear session, 0 for an empty one. */
   branchCount: number;
@@ -23,46 +27,77 @@ interface SessionRow {
   modified: string;
   /** Problems found reading the file (fsck tells more). */
   issueCount: number;
+  /** With `--search --entries`: the entries that hold the text. */
+  matches?: EntryMatch[];
 }
 
 export interface LsOptions {
   all?: boolean;
   cwd?: string;
   search?: string;
+  entries?: boolean;
   limit?: number;
 }
 
-/** Lists the sessions: rows read from each file, newest first, as a table or `--json`. */
-export function runLs(ctx: CommandContext, options: LsOptions): void {
-  const cwd = options.cwd ?? ctx.io.cwd;
-  const files = options.all
-    ? allSessionFiles(ctx.location)
-    : candidateDirsFor(ctx.location.root, cwd).flatMap(sessionFilesIn);
-  let rows = readRows(ctx, files, options.search).filter((r) => options.all || r.cwd === cwd);
-  rows.sort((a, b) => b.modified.localeCompare(a.modified));
-  if (options.limit !== undefined) rows = rows.slice(0, options.limit);
+interface Listed {
+  info: SessionInfo;
+  row: SessionRow;
+}
+
+/**
+ * Lists the sessions: rows read from each file, in `byListingOrder` (newest activity first, the
+ * order that picks "the latest session" for the other commands), as a table or `--json`.
+ */
+export async function runLs(ctx: CommandContext, options: LsOptions): Promise<void> {
+  if (options.entries && options.search === undefined)
+    throw new UsageError("--entries lists the entries that match a search: give --search TEXT too");
+  // Loaded only for --entries: a plain listing stays as small as it was.
+  const match = options.entries ? (await import("./ls-entries.js")).matchingEntries : undefined;
+  const cwd = options.cwd === undefined ? ctx.io.cwd : resolve(ctx.io.cwd, options.cwd);
+  const files = options.all ? allSessionFiles(ctx.location) : sessionFilesOfCwd(ctx.location, cwd);
+  let listed = readRows(ctx, files, options.search, match).filter(
+    (r) => options.all || isSessionOf(r.info, cwd),
+  );
+  listed.sort((a, b) => byListingOrder(a.info, b.info));
+  const found = listed.length;
+  if (options.limit !== undefined) listed = listed.slice(0, options.limit);
+  const rows = listed.map((l) => l.row);
   if (ctx.json) {
     ctx.printJson(rows);
     return;
   }
-  printRows(ctx, rows, options.all === true, cwd);
+  if (found === 0) ctx.print(nothingListed(ctx, options, cwd));
+  else printRows(ctx, rows, options.all === true);
 }
 
-function readRows(ctx: CommandContext, files: string[], search: string | undefined): SessionRow[] {
-  const rows: SessionRow[] = [];
+/** What an empty listing says: no sessions at all, or none that matches the search (exit 0). */
+function nothingListed(ctx: CommandContext, options: LsOptions, cwd: string): string {
+  const where = options.all ? `under ${ctx.location.root}` : `of ${cwd}`;
+  if (options.search !== undefined)
+    return `No session matches "${options.search}" (sessions ${where}${options.all ? "" : "; try --all"})`;
+  return options.all ? `No sessions under ${ctx.location.root}` : `No sessions of ${cwd} (try --all)`;
+}
+
+function readRows(
+  ctx: CommandContext,
+  files: string[],
+  search: string | undefined,
+  match: MatchEntries | undefined,
+): Listed[] {
+  const listed: Listed[] = [];
   const needle = search?.toLowerCase();
   const progress = startProgress(ctx.io, "Reading sessions", files.length);
   for (const path of files) {
-    const row = readRow(path, needle);
-    if (row) rows.push(row);
+    const row = readRow(path, needle, match);
+    if (row) listed.push(row);
     progress.tick();
   }
   progress.stop();
-  return rows;
+  return listed;
 }
 
 /** A listing row, or null for a file that is not a session or does not match the search. */
-function readRow(path: string, needle: string | undefined): SessionRow | null {
+function readRow(path: string, needle: string | undefined, match: MatchEntries | undefined): Listed | null {
   let decoded: ReturnType<typeof readSessionFile>;
   try {
     decoded = readSessionFile(path);
@@ -73,62 +108,154 @@ function readRow(path: string, needle: string | undefined): SessionRow | null {
   const entries = decoded.entries.map((e) => e.entry);
   const info = summarize(path, decoded.header, entries, statSync(path).mtime);
   if (needle && !`${info.name ?? ""} ${info.allMessagesText}`.toLowerCase().includes(needle)) return null;
-  return {
+  const shown = visibleEntries(entries);
+  const row: SessionRow = {
     id: info.id,
     path,
     cwd: info.cwd,
     name: info.name ?? null,
     firstMessage: info.firstMessage,
     messageCount: info.messageCount,
-    entryCount: entries.length,
-    branchCount: countBranches(entries),
-    created: info.created.toISOString(),
-    modified: info.modified.toISOString(),
+    entryCount: shown.length,
+    branchCount: countBranches(shown),
+    created: isoOrEmpty(info.created),
+    modified: isoOrEmpty(info.modified),
     issueCount: decoded.issues.length,
   };
+  if (match && needle) row.matches = match(shown, needle);
+  return { info, row };
+}
+
+function isoOrEmpty(date: Date): string {
+  return Number.isNaN(date.getTime()) ? "" : date.toISOString();
+}
+
+/**
+ * The entries `tree` shows: a leaf marker is bookkeeping and hidden, unless another writer (pi)
+ * appended under it, which makes it history (as `SessionTree` reads it).
+ */
+function visibleEntries(entries: readonly SessionEntry[]): SessionEntry[] {
+  const parents = new Set(entries.map((e) => e.parentId));
+  return entries.filter((entry) => !isLeafMarker(entry) || parents.has(entry.id));
 }
 
 /** How many branches the tree has: one, plus one more for every extra child anywhere. */
 function countBranches(entries: readonly SessionEntry[]): number {
   if (entries.length === 0) return 0;
   const children = new Map<string | null, number>();
-  for (const entry of entries) {
-    // Leaf markers are bookkeeping, not history.
-    if (entry.type === "custom" && entry.customType === LEAF_MARKER_TYPE) continue;
-    children.set(entry.parentId, (children.get(entry.parentId) ?? 0) + 1);
-  }
+  for (const entry of entries) children.set(entry.parentId, (children.get(entry.parentId) ?? 0) + 1);
   let branches = 1;
   for (const count of children.values()) branches += count - 1;
   return branches;
 }
 
-function printRows(ctx: CommandContext, sorted: SessionRow[], all: boolean, cwd: string): void {
+/**
+ * The shortest prefix of each listed id (8 characters at least) that names no other session of
+ * the location, so that a prefix copied from the table is one `tree`, `show` or `-s` accepts. An id
+ * that two files share is shown whole, and listed in `shared`: only a path names one of them.
+ */
+function shortIds(
+  ctx: CommandContext,
+  rows: readonly SessionRow[],
+): { shown: Map<string, string>; shared: Set<string> } {
+  const pathsOf = new Map<string, Set<string>>();
+  const note = (id: string | undefined, path: string) => {
+    if (id) pathsOf.set(id, (pathsOf.get(id) ?? new Set()).add(path));
+  };
+  for (const { id, path } of sessionIdsOf(ctx.location)) note(id, path);
+  for (const row of rows) note(row.id, row.path);
+  const sorted = [...pathsOf.keys()].sort();
+  const position = new Map(sorted.map((id, i) => [id, i]));
+  const shown = new Map<string, string>();
+  const shared = new Set<string>();
+  for (const { id } of rows) {
+    if ((pathsOf.get(id)?.size ?? 0) > 1) shared.add(id);
+    const i = position.get(id) as number;
+    const common = Math.max(commonLength(id, sorted[i - 1]), commonLength(id, sorted[i + 1]));
+    shown.set(id, shared.has(id) ? id : id.slice(0, Math.max(8, common + 1)));
+  }
+  return { shown, shared };
+}
+
+function commonLength(a: string, b: string | undefined): number {
+  if (b === undefined) return 0;
+  let n = 0;
+  while (n < a.length && a[n] === b[n]) n++;
+  return n;
+}
+
+/** The table: columns sized to their widest cell, so any id and any count lines up. */
+function printRows(ctx: CommandContext, sorted: SessionRow[], all: boolean): void {
   const c = ctx.colors;
   let rows = sorted;
-  if (rows.length === 0) {
-    ctx.print(all ? `No sessions under ${ctx.location.root}` : `No sessions of ${cwd} (try --all)`);
-    return;
-  }
   if (all) {
     // Group by directory, groups in order of their most recent session.
     const order = new Map<string, number>();
     for (const row of rows) if (!order.has(row.cwd)) order.set(row.cwd, order.size);
     rows = [...rows].sort((a, b) => (order.get(a.cwd) ?? 0) - (order.get(b.cwd) ?? 0));
   }
+  const { shown: ids, shared } = shortIds(ctx, rows);
+  const width = (values: number[]) => Math.max(...values.map((v) => String(v).length));
+  const idWidth = Math.max(...[...ids.values()].map((id) => id.length));
+  const [msgs, entries, branches] = [
+    width(rows.map((r) => r.messageCount)),
+    width(rows.map((r) => r.entryCount)),
+    width(rows.map((r) => r.branchCount)),
+  ];
   let lastCwd: string | undefined;
   for (const row of rows) {
     if (all && row.cwd !== lastCwd) {
       ctx.print(c.bold(row.cwd || "(no directory)"));
       lastCwd = row.cwd;
     }
-    const when = row.modified.slice(0, 16).replace("T", " ");
-    const counts = `${row.messageCount} msgs ${row.entryCount} entries ${row.branchCount} br`;
-    const issues = row.issueCount > 0 ? c.red(` ${row.issueCount} issues`) : "";
-    const room = Math.max(30, ctx.io.columns - 58);
-    const title = oneLine(row.name ? `${row.name} — ${row.firstMessage}` : row.firstMessage, room);
+    const id = (ids.get(row.id) as string).padEnd(idWidth);
+    const when = (row.modified.slice(0, 16).replace("T", " ") || "?").padEnd(16);
+    const counts = `${pad(row.messageCount, msgs)} msgs  ${pad(row.entryCount, entries)} entries  ${pad(row.branchCount, branches)} br`;
+    const notes =
+      (row.issueCount > 0 ? ` ${row.issueCount} issues` : "") +
+      (shared.has(row.id) ? " (another file has this id: name it by path)" : "");
+    const head = `${id}  ${when}  ${counts}  `;
+    const room = Math.max(20, ctx.io.columns - head.length - notes.length);
+    const title = oneLine(row.name ? `${row.name} — ${firstText(row)}` : firstText(row), room);
     const named = row.name
       ? c.bold(title.slice(0, row.name.length)) + c.dim(title.slice(row.name.length))
       : title;
-    ctx.print(`${c.cyan(row.id.slice(0, 8))}  ${c.dim(when)}  ${counts.padEnd(28)} ${named}${issues}`);
+    ctx.print(`${c.cyan(id)}  ${c.dim(when)}  ${counts}  ${named}${c.red(notes)}`);
+    if (row.matches) printMatches(ctx, row, row.matches);
   }
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width);
+}
+
+/** pi's "(no messages)" beside a non-zero count would contradict it: say what is missing. */
+function firstText(row: SessionRow): string {
+  if (row.messageCount > 0 && row.firstMessage === "(no messages)") return "(no user message with text)";
+  return row.firstMessage;
+}
+
+const MATCHES_SHOWN = 10;
+
+/** Under a session's row, the entries that hold the searched text, each with a snippet. */
+function printMatches(ctx: CommandContext, row: SessionRow, matches: readonly EntryMatch[]): void {
+  const c = ctx.colors;
+  const version = matches.length > 0 ? versionOnDisk(row.path) : null;
+  if (version !== null && version < CURRENT_SESSION_VERSION)
+    ctx.print(
+      c.yellow(
+        `    (a v${version} file: these entry ids change on every read until \`sessiontree migrate\`)`,
+      ),
+    );
+  for (const m of matches.slice(0, MATCHES_SHOWN)) {
+    const end = m.matchStart + m.matchLength;
+    const [before, found, after] = [
+      m.snippet.slice(0, m.matchStart),
+      m.snippet.slice(m.matchStart, end),
+      m.snippet.slice(end),
+    ];
+    ctx.print(`    ${c.dim(m.entryId)}  ${m.role.padEnd(9)}  ${before}${c.bold(c.yellow(found))}${after}`);
+  }
+  if (matches.length > MATCHES_SHOWN)
+    ctx.print(c.dim(`    … ${matches.length - MATCHES_SHOWN} more (--json lists them all)`));
 }

@@ -7,13 +7,22 @@ import type { LsOptions } from "./ls-run.js";
 export function register(program: Command, cli: Cli): void {
   program
     .command("ls")
-    .description("list sessions of the current directory (or --all), newest first")
+    .description("list sessions of the current directory (or --all), latest activity first")
     .option("-a, --all", "sessions of every directory")
     .option("--cwd <dir>", "sessions of this directory instead of the current one")
     .option("-s, --search <text>", "only sessions whose name or messages contain the text (case-insensitive)")
+    .option("-e, --entries", "with --search: under each session, the entries that match, with a snippet")
     .option("-n, --limit <n>", "show at most n sessions", parseCount)
+    .addHelpText(
+      "after",
+      `
+Columns: the shortest id prefix that names the session (8 characters at least), last activity,
+messages and entries in every branch (entries as \`tree\` counts them), branches, name or first
+message. The first row is "the latest session" other commands use when none is named.
+A search that matches nothing says so and exits 0 (--json prints []).`,
+    )
     .action(async (options: LsOptions, command: Command) => {
       const { runLs } = await import("./ls-run.js");
-      runLs(cli.context(command), options);
+      await runLs(cli.context(command), options);
     });
 }

@@ -1,16 +1,20 @@
 import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
 import { type MigrateReport, migrateFile } from "../../file/migrate.js";
+import { peekHeader } from "../../session/locate.js";
 import type { CommandContext } from "../command-context.js";
 import { errorCode } from "../exit.js";
 import { startProgress } from "../io.js";
 import { checkAll, expandTargets } from "../targets.js";
 import type { MigrateOptions } from "./migrate.js";
 
-type Outcome =
+type FileOutcome =
   | { path: string; status: "current"; version: number }
   | { path: string; status: "migrated" | "would_migrate"; from: number; backupPath: string | null }
   | { path: string; status: "refused"; from: number; reason: string }
   | { path: string; status: "failed"; code: string; reason: string };
+
+/** What became of one file, and which session it is (its header's id; null without one). */
+type Outcome = FileOutcome & { sessionId: string | null };
 
 /** Migrates every target file and says what became of each; a refusal or failure exits 1. */
 export function runMigrate(ctx: CommandContext, targets: string[], options: MigrateOptions): void {
@@ -30,13 +34,15 @@ export function runMigrate(ctx: CommandContext, targets: string[], options: Migr
   }
   const c = ctx.colors;
   for (const o of outcomes) {
-    if (o.status === "current") ctx.print(`${c.green("current ")} ${o.path} ${c.dim(`(v${o.version})`)}`);
+    const session = c.dim(`· session ${o.sessionId ?? "(no header)"}`);
+    if (o.status === "current")
+      ctx.print(`${c.green("current ")} ${o.path} ${c.dim(`(v${o.version})`)} ${session}`);
     else if (o.status === "migrated" || o.status === "would_migrate") {
       const kept = o.backupPath ? c.dim(` original kept at ${o.backupPath}`) : "";
       ctx.print(
-        `${c.yellow(o.status === "migrated" ? "migrated" : "would migrate")} ${o.path} ${c.dim(`(v${o.from} → v${CURRENT_SESSION_VERSION})`)}${kept}`,
+        `${c.yellow(o.status === "migrated" ? "migrated" : "would migrate")} ${o.path} ${c.dim(`(v${o.from} → v${CURRENT_SESSION_VERSION})`)}${kept} ${session}`,
       );
-    } else if ("reason" in o) ctx.print(`${c.red(o.status.padEnd(8))} ${o.path}: ${o.reason}`);
+    } else if ("reason" in o) ctx.print(`${c.red(o.status.padEnd(8))} ${o.path}: ${o.reason} ${session}`);
   }
 }
 
@@ -46,14 +52,16 @@ export function runMigrate(ctx: CommandContext, targets: string[], options: Migr
  * migrates too and lists what it drops).
  */
 function migrateOne(path: string, dryRun: boolean): Outcome {
+  let outcome: FileOutcome;
   try {
-    return outcomeOf(migrateFile(path, { dryRun }));
+    outcome = outcomeOf(migrateFile(path, { dryRun }));
   } catch (error) {
-    return { path, status: "failed", code: errorCode(error), reason: (error as Error).message };
+    outcome = { path, status: "failed", code: errorCode(error), reason: (error as Error).message };
   }
+  return { sessionId: peekHeader(path)?.id ?? null, ...outcome };
 }
 
-function outcomeOf(report: MigrateReport): Outcome {
+function outcomeOf(report: MigrateReport): FileOutcome {
   const { path, from, outcome } = report;
   switch (outcome) {
     case "current":

@@ -5,9 +5,14 @@ import { SESSION_REF_HELP } from "../resolve.js";
 interface NameOptions {
   session?: string;
   clear?: boolean;
+  force?: boolean;
 }
 
-/** `sessiontree name [TEXT]`: names the session; no text prints the name, `--clear` removes it. */
+/**
+ * `sessiontree name [TEXT]`: names the session; no text prints the name, `--clear` removes it.
+ * A write says which session and file it went to; a name that looks like a session id is refused
+ * unless forced (`name ffae` most likely meant the session ffae…).
+ */
 export function register(program: Command, cli: Cli): void {
   program
     .command("name")
@@ -15,18 +20,27 @@ export function register(program: Command, cli: Cli): void {
     .argument("[text...]", "the new name")
     .option("-s, --session <session>", SESSION_REF_HELP)
     .option("--clear", "remove the name")
+    .option("-f, --force", "accept a name that looks like a session id")
     .action(async (words: string[], options: NameOptions, command: Command) => {
       const ctx = cli.context(command);
+      const text = words.join(" ").trim();
+      if (text && !options.force) {
+        const { refuseSessionIdAsText } = await import("../session-id-guard.js");
+        refuseSessionIdAsText(ctx.location, text, { noun: "name", command: "name" });
+      }
+      const write = Boolean(text || options.clear);
       await ctx.withSession(
         options.session,
         (manager, path) => {
-          const text = words.join(" ").trim();
-          if (text || options.clear) manager.appendSessionInfo(options.clear ? "" : text);
+          if (write) manager.appendSessionInfo(options.clear ? "" : text);
           const name = manager.getSessionName() ?? null;
-          if (ctx.json) return ctx.printJson({ sessionId: manager.getSessionId(), path, name });
-          ctx.print(name ?? ctx.colors.dim("(no name)"));
+          const sessionId = manager.getSessionId();
+          if (ctx.json) return ctx.printJson({ sessionId, path, name, written: write });
+          if (!write) return ctx.print(name ?? ctx.colors.dim("(no name)"));
+          ctx.print(name ? `Named the session ${ctx.colors.bold(name)}` : "Cleared the session's name");
+          ctx.printWrittenTo(sessionId, path);
         },
-        { write: true },
+        { write },
       );
     });
 }

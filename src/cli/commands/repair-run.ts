@@ -1,4 +1,5 @@
 import { type RepairReport, repairFile } from "../../file/repair.js";
+import { peekHeader } from "../../session/locate.js";
 import type { CommandContext } from "../command-context.js";
 import { errorCode } from "../exit.js";
 import { startProgress } from "../io.js";
@@ -9,7 +10,11 @@ export interface RepairCommandOptions {
   dryRun?: boolean;
 }
 
+/** A file's report, and which session it is (the header's id after the repair; null without one). */
+type Repaired = RepairReport & { sessionId: string | null };
+
 interface Failure {
+  sessionId: string | null;
   path: string;
   code: string;
   message: string;
@@ -19,14 +24,16 @@ interface Failure {
 export function runRepair(ctx: CommandContext, targets: string[], options: RepairCommandOptions): void {
   checkAll(options.all, targets);
   const files = expandTargets(ctx, targets, options.all === true);
-  const reports: RepairReport[] = [];
+  const reports: Repaired[] = [];
   const failures: Failure[] = [];
   const progress = startProgress(ctx.io, "Repairing", files.length);
   for (const path of files) {
     try {
-      reports.push(repairFile(path, { dryRun: options.dryRun }));
+      const report = repairFile(path, { dryRun: options.dryRun });
+      reports.push({ sessionId: peekHeader(path)?.id ?? null, ...report });
     } catch (error) {
-      failures.push({ path, code: errorCode(error), message: (error as Error).message });
+      const sessionId = peekHeader(path)?.id ?? null;
+      failures.push({ sessionId, path, code: errorCode(error), message: (error as Error).message });
     }
     progress.tick();
   }
@@ -39,7 +46,7 @@ export function runRepair(ctx: CommandContext, targets: string[], options: Repai
   print(ctx, reports, failures, options.dryRun === true);
 }
 
-function print(ctx: CommandContext, reports: RepairReport[], failures: Failure[], dryRun: boolean): void {
+function print(ctx: CommandContext, reports: Repaired[], failures: Failure[], dryRun: boolean): void {
   const c = ctx.colors;
   for (const report of reports) {
     const verb = !report.changed
@@ -47,7 +54,8 @@ function print(ctx: CommandContext, reports: RepairReport[], failures: Failure[]
       : dryRun
         ? c.yellow("would fix")
         : c.yellow("repaired");
-    ctx.print(`${verb} ${report.path} ${c.dim(`(${report.entriesWritten} entries)`)}`);
+    const session = `· session ${report.sessionId ?? "(no header)"}`;
+    ctx.print(`${verb} ${report.path} ${c.dim(`(${report.entriesWritten} entries) ${session}`)}`);
     for (const action of report.actions) ctx.print(`     ${action.kind} ${c.dim(action.message)}`);
     if (report.backupPath) ctx.print(`     ${c.dim(`original kept at ${report.backupPath}`)}`);
   }

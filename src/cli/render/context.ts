@@ -53,8 +53,7 @@ function body(m: Block, options: ContextRenderOptions): string[] {
   const out: string[] = [];
   for (const block of m.content as Block[]) {
     if (block.type === "text") out.push(String(block.text));
-    else if (block.type === "thinking")
-      out.push(...clip(String(block.thinking), options).map((l) => c.dim(l)));
+    else if (block.type === "thinking") out.push(...thinkingLines(block, options));
     else if (block.type === "toolCall") {
       const args = oneLine(
         JSON.stringify(block.arguments ?? {}),
@@ -66,6 +65,21 @@ function body(m: Block, options: ContextRenderOptions): string[] {
   if (typeof m.errorMessage === "string") out.push(c.red(`error: ${m.errorMessage}`));
   return out.length > 0 ? out : [c.dim("(empty)")];
 }
+
+/**
+ * A thinking block, marked in words and not only dimmed: without colours (NO_COLOR, a pipe) the
+ * model's reasoning must not read as its reply. `[thinking]`, then each line behind a bar.
+ */
+function thinkingLines(block: Block, options: ContextRenderOptions): string[] {
+  const c = options.colors;
+  const text = typeof block.thinking === "string" ? block.thinking : "";
+  // A redacted block holds an encrypted payload, not words: say so rather than print it.
+  if (block.redacted === true) return [c.dim("[thinking, redacted]")];
+  if (text.trim() === "") return [c.dim("[thinking] (empty)")];
+  return [c.dim("[thinking]"), ...clip(text, options).map((line) => c.dim(`${THINKING_BAR}${line}`))];
+}
+
+const THINKING_BAR = "│ ";
 
 function clip(text: string, options: ContextRenderOptions): string[] {
   const lines = text.split("\n");

@@ -1,3 +1,5 @@
+import type { SessionEntry } from "../../core/entry.js";
+import { messageText } from "../../core/messages.js";
 import type { SessionTreeNode } from "../../core/tree.js";
 import { describeEntry, type EntryKind } from "../../format/describe.js";
 import type { Colors } from "../io.js";
@@ -134,7 +136,8 @@ function nodeLine(
   const isLeaf = id === options.leafId;
   const on = onPath.has(id);
   const symbol = isLeaf ? SYMBOLS.leaf : on ? SYMBOLS.onPath : SYMBOLS.offPath;
-  const { kind, tag, text } = describeEntry(node.entry);
+  const { kind, tag } = describeEntry(node.entry);
+  const text = treeText(node.entry);
   const label = node.label ? ` [${node.label}]` : "";
   const leafMark = isLeaf ? " ← leaf" : "";
   const head = `${prefix}${symbol} ${id} ${tag}`;
@@ -143,6 +146,25 @@ function nodeLine(
   const styledSymbol = isLeaf ? c.bold(c.yellow(symbol)) : on ? symbol : c.dim(symbol);
   const line = `${c.dim(prefix)}${styledSymbol} ${c.dim(id)} ${colorFor(kind, c)(tag)}${on ? body : c.dim(body)}`;
   return line + (label ? c.bold(c.magenta(label)) : "") + (isLeaf ? c.bold(c.yellow(leafMark)) : "");
+}
+
+/**
+ * The entry's text for its line. An assistant reply that is only thinking (and tool calls) shows its
+ * thinking, marked `thinking:` so that without colours it never reads as what the model said.
+ */
+export function treeText(entry: SessionEntry): string {
+  const { text } = describeEntry(entry);
+  if (entry.type !== "message") return text;
+  const message = entry.message as { role?: unknown; content?: unknown };
+  if (message.role !== "assistant" || !Array.isArray(message.content) || messageText(message).trim())
+    return text;
+  const thinking = (message.content as Array<{ type?: unknown; thinking?: unknown }>)
+    .filter((block) => block?.type === "thinking" && typeof block.thinking === "string")
+    .map((block) => String(block.thinking).trim())
+    .filter(Boolean)
+    .join(" ");
+  // The tool calls first: a line cut to the terminal's width keeps them.
+  return thinking ? `${text ? `${text} · ` : ""}thinking: ${thinking}` : text;
 }
 
 function elided(prefix: string, count: number, options: TreeRenderOptions): string {
