@@ -42,9 +42,23 @@ export interface EntryDescription {
   text: string;
 }
 
+/** What a caller may know of an entry beyond the entry itself. */
+export interface DescribeContext {
+  /**
+   * The subagent a Claude Code sidechain entry belongs to, as `subagentNames` finds it from the
+   * whole session (the call that started it); without it, what the entry itself says.
+   */
+  subagent?: string;
+}
+
 type Block = Record<string, unknown>;
 type EntryOf<T extends EntryType> = Extract<SessionEntry, { type: T }>;
-type Describers = { readonly [T in EntryType]: (entry: EntryOf<T>) => EntryDescription };
+type Describers = {
+  readonly [T in EntryType]: (entry: EntryOf<T>, context: DescribeContext) => EntryDescription;
+};
+
+/** How the Claude Code importer (claude-code.ts) keeps a subagent's line: the raw record as data. */
+const SIDECHAIN_TYPE = "claude-code.sidechain";
 
 /** The one table: a new entry type does not compile until it has a row. */
 const DESCRIBERS: Describers = {
@@ -83,20 +97,26 @@ const DESCRIBERS: Describers = {
     const name = entry.name || "(cleared)";
     return { kind: "name", tag: "name", title: `Session named: ${name}`, text: name };
   },
-  custom: (entry) => ({
-    kind: "custom",
-    tag: `ext:${entry.customType}`,
-    title: `Extension state: ${entry.customType}`,
-    text: customText(entry.data),
-  }),
+  custom: (entry, context) =>
+    entry.customType === SIDECHAIN_TYPE
+      ? describeSidechain(asBlock(entry.data), context.subagent)
+      : {
+          kind: "custom",
+          tag: `ext:${entry.customType}`,
+          title: `Extension state: ${entry.customType}`,
+          text: customText(entry.data),
+        },
 };
 
 /** A one-line description of any entry; a type sessiontree does not know gets a generic one. */
-export function describeEntry(entry: SessionEntry): EntryDescription {
+export function describeEntry(entry: SessionEntry, context: DescribeContext = {}): EntryDescription {
   const type = String((entry as { type?: unknown }).type);
   if (!Object.hasOwn(DESCRIBERS, type)) return unknownEntry(type);
-  const describe = DESCRIBERS[type as EntryType] as (entry: SessionEntry) => EntryDescription;
-  return describe(entry);
+  const describe = DESCRIBERS[type as EntryType] as (
+    entry: SessionEntry,
+    context: DescribeContext,
+  ) => EntryDescription;
+  return describe(entry, context);
 }
 
 function unknownEntry(type: string): EntryDescription {
@@ -154,4 +174,99 @@ function customText(data: unknown): string {
 /** A message as a plain record; a missing or malformed one reads as empty rather than throwing. */
 function asBlock(value: unknown): Block {
   return value && typeof value === "object" ? (value as Block) : {};
+}
+
+/**
+ * A line of a Claude Code subagent (a sidechain the importer kept as a `custom` entry): its text,
+ * tool calls and results, under the subagent's name. Still kind "custom": it is not part of the
+ * main conversation, and is drawn apart from it.
+ */
+function describeSidechain(record: Block, subagent: string | undefined): EntryDescription {
+  const message = asBlock(record.message);
+  const role = String(message.role ?? record.type ?? "message");
+  const name = subagent ?? ownSubagentName(record);
+  return {
+    kind: "custom",
+    tag: name ? `sub:${name}` : "subagent",
+    title: `Subagent${name ? ` ${name}` : ""} · ${role}`,
+    text: claudeContentText(message.content),
+  };
+}
+
+/** What a sidechain record says of its subagent: its type when recorded, else its agent id. */
+function ownSubagentName(record: Block): string | undefined {
+  for (const key of ["agentType", "subagentType", "subagent_type", "agentId"]) {
+    if (typeof record[key] === "string" && record[key] !== "") return record[key] as string;
+  }
+  return undefined;
+}
+
+/** Claude Code message content on one line: text, `→ Tool` for calls, results and their text. */
+function claudeContentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const value of content) {
+    const block = asBlock(value);
+    if (block.type === "text" && typeof block.text === "string") parts.push(block.text);
+    else if (block.type === "tool_use") parts.push(`→ ${String(block.name ?? "tool")}`);
+    else if (block.type === "tool_result") {
+      const result = claudeContentText(block.content);
+      parts.push(`${block.is_error === true ? "✗" : "✓"} ${result}`.trimEnd());
+    } else if (block.type === "image") parts.push("[image]");
+  }
+  const thinkingOnly = parts.length === 0 && content.some((b) => asBlock(b).type === "thinking");
+  return thinkingOnly ? "(thinking)" : parts.join(" ");
+}
+
+/**
+ * The subagent of every Claude Code sidechain entry of a session, by entry id: the `subagent_type`
+ * of the tool call that started it (the call in the main entry its first line hangs under; among
+ * several calls, the one whose prompt it is), else what the records say (describeSidechain). A
+ * sidechain line under another inherits its subagent. One pass in storage order.
+ */
+export function subagentNames(entries: readonly SessionEntry[]): Map<string, string> {
+  const byId = new Map<string, SessionEntry>();
+  for (const entry of entries) if (!byId.has(entry.id)) byId.set(entry.id, entry);
+  const names = new Map<string, string>();
+  for (const entry of entries) {
+    if (!isSidechain(entry)) continue;
+    const parent = entry.parentId === null ? undefined : byId.get(entry.parentId);
+    const record = asBlock((entry as EntryOf<"custom">).data);
+    const name =
+      (parent && isSidechain(parent) ? names.get(parent.id) : undefined) ??
+      startingCall(messageAbove(parent, byId), claudeContentText(asBlock(record.message).content)) ??
+      ownSubagentName(record);
+    if (name !== undefined) names.set(entry.id, name);
+  }
+  return names;
+}
+
+function isSidechain(entry: SessionEntry): boolean {
+  return entry.type === "custom" && entry.customType === SIDECHAIN_TYPE;
+}
+
+/**
+ * The nearest message at or above `entry`: the importer hangs a sidechain under the latest main
+ * line, which may be a side record (a file-history snapshot) chained after the call's message.
+ */
+function messageAbove(
+  entry: SessionEntry | undefined,
+  byId: Map<string, SessionEntry>,
+): SessionEntry | undefined {
+  let at = entry;
+  for (let steps = 0; at && at.type === "custom" && !isSidechain(at) && steps < 100; steps++)
+    at = at.parentId === null ? undefined : byId.get(at.parentId);
+  return at;
+}
+
+/** The subagent type of the call in `parent` that started a sidechain whose first text is `prompt`. */
+function startingCall(parent: SessionEntry | undefined, prompt: string): string | undefined {
+  if (parent?.type !== "message") return undefined;
+  const content = asBlock(parent.message).content;
+  const calls = (Array.isArray(content) ? (content as unknown[]) : [])
+    .map((block) => asBlock(asBlock(block).arguments))
+    .filter((args) => typeof args.subagent_type === "string");
+  const call = calls.length === 1 ? calls[0] : calls.find((args) => args.prompt === prompt);
+  return call?.subagent_type as string | undefined;
 }

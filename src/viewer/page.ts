@@ -39,6 +39,7 @@ export function renderViewerDocument(boot: ViewerBoot, title: string): string {
     <div id="issues" hidden></div>
     <div id="tree-wrap">
       <canvas id="tree" aria-label="Session tree. Arrow keys move the selection, left and right fold."></canvas>
+      <div id="no-entries" hidden></div>
       <div id="legend">
         <span><i class="dot kind-user"></i>user</span><span><i class="dot kind-assistant"></i>assistant</span>
         <span><i class="dot kind-tool"></i>tool</span><span><i class="dot kind-error"></i>error</span>

@@ -30,6 +30,8 @@ main { position: relative; min-height: 0; min-width: 0; }
 #tree-wrap { grid-row: 2; grid-column: 1; position: relative; min-width: 0; min-height: 0; overflow: hidden; }
 /* Absolutely placed so the canvas's own pixel size never feeds back into the grid's track sizes. */
 #tree { position: absolute; inset: 0; width: 100%; height: 100%; display: block; cursor: grab; touch-action: none; background: #fff; }
+#no-entries { position: absolute; top: 32px; left: 32px; right: 32px; font-size: 14px; color: #475569; }
+#no-entries[hidden] { display: none; }
 #panel { grid-row: 2; grid-column: 2; overflow: auto; border-left: 1px solid #e2e8f0; background: #fff; padding: 10px 12px; min-height: 0; }
 #panel h3 { margin: 14px 0 6px; font-size: 12px; text-transform: uppercase; color: #475569; letter-spacing: .04em; }
 #empty { padding: 40px; max-width: 760px; }

@@ -1,15 +1,19 @@
 import assert from "node:assert/strict";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import type { SessionEntry, SessionHeader } from "../../src/core/entry.js";
+import { sessionDirFor, sessionFileName } from "../../src/file/paths.js";
+import { SessionFile } from "../../src/file/session-file.js";
+import { importClaudeCode } from "../../src/format/claude-code.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { renderHtmlExport } from "../../src/viewer/html-export.js";
 import { createLocalSource } from "../../src/viewer/local-source.js";
 import { type RunningViewer, startViewer } from "../../src/viewer/serve.js";
 import { type Browser, launchBrowser, screenshot, waitReady } from "./support/browser.js";
+import { claudeSubagentLines } from "./support/claude-subagents.js";
 import {
   clickNode,
   contextEntryIds,
@@ -336,10 +340,62 @@ describe("the viewer in Chromium", () => {
         text.includes(join(empty, "st", "sessions")) && text.includes(join(empty, "pi", "sessions")),
         text,
       );
+      for (const hint of ["sessiontree import", "~/.claude/projects/", "~/.codex/sessions/"])
+        assert.ok(text.includes(hint), `the empty state mentions ${hint}: ${text}`);
       await screenshot(emptyPage, "empty");
       await emptyPage.close();
     } finally {
       await bare.close();
+    }
+  });
+
+  it("shows a Claude Code subagent's name and text; a header-only session says it has no entries", async () => {
+    const root = join(roots.base, "imported");
+    const claude = importClaudeCode(claudeSubagentLines().join("\n"));
+    const dir = sessionDirFor(root, claude.header.cwd, "sessiontree");
+    mkdirSync(dir, { recursive: true });
+    SessionFile.create(
+      join(dir, sessionFileName(claude.header.timestamp, claude.header.id)),
+      claude.header,
+      claude.entries,
+    ).close();
+    const header: SessionHeader = {
+      ...claude.header,
+      id: "header-only-0001",
+      timestamp: "2026-01-01T00:00:00.000Z",
+    };
+    writeFileSync(join(dir, sessionFileName(header.timestamp, header.id)), `${JSON.stringify(header)}\n`);
+    const other = await startViewer({ source: createLocalSource({ root, piDir: null }), port: 0 });
+    try {
+      const otherPage = await browser.newPage();
+      await otherPage.goto(
+        `${other.url}#session=${encodeURIComponent(`sessiontree:${basename(dir)}/${sessionFileName(claude.header.timestamp, claude.header.id)}`)}`,
+      );
+      await waitReady(otherPage);
+      assert.equal(await otherPage.isHidden("#no-entries"), true);
+      await hook(otherPage, "reveal", "sa4");
+      assert.equal(
+        (await hook(otherPage, "style", "sa4"))?.text,
+        "Subagent Explore · assistant: Found 3 sleep calls.",
+      );
+      await clickNode(otherPage, "sa2");
+      await waitForContext(otherPage, "sa2");
+      const entry = (await otherPage.textContent("#entry")) ?? "";
+      assert.ok(
+        entry.includes("custom · claude-code.sidechain") && entry.includes("Subagent Explore · assistant"),
+        entry,
+      );
+      assert.ok(entry.includes("→ Grep"), entry);
+
+      await otherPage.click('.session-item[data-session-id="header-only-0001"]');
+      await otherPage.waitForFunction(() => !document.getElementById("no-entries")?.hidden);
+      const none = (await otherPage.textContent("#no-entries")) ?? "";
+      assert.match(none, /no entries yet/);
+      assert.match(none, /press reload/);
+      assert.equal(((await otherPage.textContent("#entry")) ?? "").trim(), "");
+      await otherPage.close();
+    } finally {
+      await other.close();
     }
   });
 

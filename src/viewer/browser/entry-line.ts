@@ -1,5 +1,5 @@
 import type { SessionEntry } from "../../core/entry.js";
-import { describeEntry, type EntryKind } from "../../format/describe.js";
+import { type DescribeContext, describeEntry, type EntryKind } from "../../format/describe.js";
 import type { Model } from "./model.js";
 
 /** How a node is drawn: its colour and mark. The stylesheet's `kind-*` classes use the same names. */
@@ -48,7 +48,8 @@ const LINE_MAX = 200;
 export function nodeLook(model: Model, v: number): Look {
   let look = model.looks[v];
   if (look === undefined) {
-    const line = entryLine(model.entries[v] as SessionEntry);
+    const entry = model.entries[v] as SessionEntry;
+    const line = entryLine(entry, describeContext(model, entry));
     look = line.look;
     model.looks[v] = look;
     model.texts[v] = line.text;
@@ -62,9 +63,14 @@ export function nodeText(model: Model, v: number): string {
   return model.texts[v] as string;
 }
 
+/** What the session around an entry tells about it (a sidechain's subagent). */
+export function describeContext(model: Model, entry: SessionEntry): DescribeContext {
+  return { subagent: model.subagents.get(entry.id) };
+}
+
 /** How an entry is drawn and what its row says. */
-export function entryLine(entry: SessionEntry): { look: Look; text: string } {
-  const description = describeEntry(entry);
+export function entryLine(entry: SessionEntry, context: DescribeContext = {}): { look: Look; text: string } {
+  const description = describeEntry(entry, context);
   const { look, line } = KINDS[description.kind];
   const text = oneLine(description.text, LINE_MAX);
   switch (line) {

@@ -1,6 +1,7 @@
 import type { SessionEntry } from "../../core/entry.js";
+import { describeEntry } from "../../format/describe.js";
 import { clear, el } from "./dom.js";
-import { entryLine, nodeLook } from "./entry-line.js";
+import { describeContext, nodeLook } from "./entry-line.js";
 import { messageView } from "./message-view.js";
 import { labelOf, type Model } from "./model.js";
 import { jumpLink, longText } from "./text-view.js";
@@ -11,7 +12,7 @@ export function renderEntry(box: HTMLElement, model: Model, v: number, onJump: (
   const e = model.entries[v] as SessionEntry;
   const head = el("div", "entry-head");
   head.appendChild(el("span", `dot kind-${nodeLook(model, v)}`));
-  head.appendChild(el("strong", null, e.type === "message" ? `message · ${e.message?.role}` : e.type));
+  head.appendChild(el("strong", null, entryHeading(e)));
   box.appendChild(head);
   box.appendChild(badges(model, v));
   const facts = el("dl", "facts");
@@ -19,7 +20,7 @@ export function renderEntry(box: HTMLElement, model: Model, v: number, onJump: (
   fact(facts, "parent", e.parentId ? jumpLink(e.parentId, onJump) : el("span", "muted", "none (root)"));
   fact(facts, "time", el("span", null, e.timestamp));
   box.appendChild(facts);
-  box.appendChild(entryBody(e, onJump));
+  box.appendChild(entryBody(model, e, onJump));
   const raw = el("details", "raw");
   raw.appendChild(el("summary", null, "raw JSON"));
   raw.appendChild(longText(JSON.stringify(e, null, 2), "pre"));
@@ -49,8 +50,13 @@ function fact(dl: HTMLElement, name: string, valueNode: Node): HTMLElement {
   return dd;
 }
 
-/** The readable content; types without any say their one line, as their row does. */
-function entryBody(e: SessionEntry, onJump: (id: string) => void): HTMLDivElement {
+function entryHeading(e: SessionEntry): string {
+  if (e.type === "message") return `message · ${e.message?.role}`;
+  return e.type === "custom" || e.type === "custom_message" ? `${e.type} · ${e.customType}` : e.type;
+}
+
+/** The readable content; other types say what describe.ts says of them, their text whole. */
+function entryBody(model: Model, e: SessionEntry, onJump: (id: string) => void): HTMLDivElement {
   const body = el("div", "entry-body");
   const withLink = (text: string, id: string) => {
     const line = el("div", "muted", text);
@@ -68,6 +74,10 @@ function entryBody(e: SessionEntry, onJump: (id: string) => void): HTMLDivElemen
     const line = el("div", null, e.label ? `sets label “${e.label}” on ` : "clears the label of ");
     line.appendChild(jumpLink(e.targetId, onJump));
     body.appendChild(line);
-  } else body.appendChild(el("div", "muted", entryLine(e).text));
+  } else {
+    const { title, text } = describeEntry(e, describeContext(model, e));
+    body.appendChild(el("div", "muted", title));
+    if (text) body.appendChild(longText(text));
+  }
   return body;
 }

@@ -1,5 +1,6 @@
 import type { SessionEntry } from "../../core/entry.js";
 import { SessionTree, type SessionTreeNode } from "../../core/tree.js";
+import { subagentNames } from "../../format/describe.js";
 import type { Look } from "./entry-line.js";
 
 /** What the page needs of a session to draw it: a `ViewerSession`, or the export's inlined one. */
@@ -31,6 +32,8 @@ export interface Model {
   /** 1 for the nodes on the path root → leaf. */
   onPath: Uint8Array;
   labels: Record<string, string>;
+  /** The subagent of each Claude Code sidechain entry, by id (format/describe.ts). */
+  subagents: Map<string, string>;
   /** The child the drawing continues in the parent's column: the one toward the leaf, else the newest. */
   mainChild: Int32Array;
   /** Entries in each subtree, itself included. */
@@ -64,6 +67,7 @@ export function buildModel(session: ModelInput): Model {
     leaf,
     onPath,
     labels: session.labels ?? {},
+    subagents: subagentNames(entries),
     mainChild: mainChildren(links.children, onPath),
     subtreeSize: subtreeSizes(links.order, links.parent, n),
     looks: new Array(n),

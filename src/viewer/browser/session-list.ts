@@ -117,10 +117,13 @@ export class SessionList {
       list.appendChild(el("li", null, `${o.source}: ${o.location}${state}`));
     }
     box.appendChild(list);
-    const hint =
-      "Sessions appear here once an agent writes them (pi, or sessiontree's SessionManager). " +
-      "Point the viewer elsewhere with: sessiontree view --root DIR --pi DIR";
-    box.appendChild(el("p", null, hint));
+    const hints = [
+      "Sessions appear here once an agent writes them (pi, or sessiontree's SessionManager).",
+      "Claude Code keeps its sessions in ~/.claude/projects/ and Codex in ~/.codex/sessions/: " +
+        "bring them in with sessiontree import ~/.claude/projects (or the Codex folder, or one file).",
+      "Point the viewer elsewhere with: sessiontree view --root DIR --pi DIR",
+    ];
+    for (const hint of hints) box.appendChild(el("p", null, hint));
   }
 }
 

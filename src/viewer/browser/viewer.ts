@@ -55,9 +55,24 @@ export class Viewer {
     renderIssues(session.issues ?? []);
     byId("empty").hidden = true;
     byId("workspace").hidden = false;
+    this.showNoEntries(model.n === 0);
     const start = model.leaf >= 0 ? model.leaf : model.n - 1;
     if (start >= 0) this.select(start, true);
-    else clear(byId("entry"));
+    else {
+      clear(byId("entry"));
+      clear(byId("context"));
+    }
+  }
+
+  /** A session with only its header (an agent just started it) says so instead of an empty canvas. */
+  private showNoEntries(none: boolean): void {
+    const box = byId("no-entries");
+    box.hidden = !none;
+    if (!none || !this.shown) return;
+    const { header } = this.shown.session;
+    const later =
+      this.boot.mode === "server" ? "They appear as the agent writes them: press reload to read them." : "";
+    box.textContent = `This session has no entries yet: only its header (started ${header.timestamp} in ${header.cwd}). ${later}`;
   }
 
   /** Lays the rows out again after a fold, an unfold or a change of "fold runs". */

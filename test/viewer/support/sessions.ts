@@ -214,6 +214,9 @@ export function bigSessionEntries(size: number): {
 /** A temp directory holding our root (branched + big session) and a pi agent dir with both pi fixtures. */
 export function makeViewerRoots(options: { bigSize?: number } = {}): ViewerRoots {
   const base = mkdtempSync(join(tmpdir(), "sessiontree-viewer-"));
+  // Listing and opening keep caches (file/cache-dir.ts): here, inside base, removed with it; a
+  // viewer started as a child process inherits the setting.
+  process.env.SESSIONTREE_CACHE_DIR = join(base, "cache");
   const root = join(base, "sessiontree");
   const piDir = join(base, "pi-agent");
   const piSessions = join(piDir, "sessions", "--Users-badlogic-workspaces-pi-mono--");
