@@ -1,6 +1,6 @@
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import type { AgentMessage } from "../core/messages.js";
-import { describeEntry } from "./describe.js";
+import { type DescribeContext, describeEntry, subagentNames } from "./describe.js";
 
 export interface MarkdownExportInput {
   header: SessionHeader;
@@ -21,18 +21,19 @@ export function exportMarkdown(input: MarkdownExportInput): string {
   lines.push(`- Session: \`${header.id}\``, `- Started: ${header.timestamp}`);
   if (header.cwd) lines.push(`- Directory: \`${header.cwd}\``);
   lines.push(`- Entries on this branch: ${path.length}`, "");
+  const subagents = subagentNames(path);
   for (const entry of path) {
     const label = labels?.get(entry.id);
     lines.push(`<!-- entry ${entry.id} -->`);
     if (label) lines.push(`> **Label:** ${label}`, "");
-    lines.push(...entryMarkdown(entry), "");
+    lines.push(...entryMarkdown(entry, { subagent: subagents.get(entry.id) }), "");
   }
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
 /** The entry's heading (or, for a setting, label or name, its one-line note) and its body. */
-function entryMarkdown(entry: SessionEntry): string[] {
-  const { title } = describeEntry(entry);
+function entryMarkdown(entry: SessionEntry, context: DescribeContext): string[] {
+  const { title } = describeEntry(entry, context);
   switch (entry.type) {
     case "message":
       return messageMarkdown(entry.message as AgentMessage, title);

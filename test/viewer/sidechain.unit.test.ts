@@ -84,3 +84,29 @@ describe("Claude Code sidechains described", () => {
     assert.equal(entryLine(other).text, "Extension state: my.ext: s");
   });
 });
+
+describe("Claude Code sidechains in the CLI's tree and the Markdown export", () => {
+  it("name the subagent from the Task call, not just the agent id", async () => {
+    const { SessionTree } = await import("../../src/core/tree.js");
+    const { renderTree } = await import("../../src/cli/render/tree.js");
+    const { exportMarkdown } = await import("../../src/format/export-markdown.js");
+    const all = entries();
+    const tree = new SessionTree();
+    for (const entry of all) tree.load(entry);
+    const lines = renderTree(tree.getTree(), {
+      leafId: "sa4",
+      colors: new Proxy({}, { get: () => (text: string) => text }) as never,
+      width: 200,
+      collapseOver: 0,
+      subagents: subagentNames(all),
+    });
+    const row = lines.find((text) => text.includes(" sa1 "));
+    assert.match(row ?? "", /Explore/, row);
+    const path = tree.getBranch("sa4");
+    const markdown = exportMarkdown({
+      header: { type: "session", version: 3, id: "s", timestamp: "t", cwd: "/" },
+      path,
+    } as never);
+    assert.match(markdown, /Subagent Explore/);
+  });
+});

@@ -1,6 +1,6 @@
 import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
 import type { SessionTreeNode } from "../../core/tree.js";
-import { describeEntry } from "../../format/describe.js";
+import { describeEntry, subagentNames } from "../../format/describe.js";
 import type { CommandContext } from "../command-context.js";
 import { pathIds, renderTree } from "../render/tree.js";
 import { versionOnDisk } from "../resolve.js";
@@ -40,15 +40,16 @@ export async function runTree(
     sessionId: manager.getSessionId(),
     name: manager.getSessionName(),
     count: manager.getEntries().length,
+    subagents: subagentNames(manager.getEntries()),
   }));
-  const { path, roots, leafId, issues, sessionId, name, count } = view;
+  const { path, roots, leafId, issues, sessionId, name, count, subagents } = view;
   if (ctx.json) {
     return ctx.printJson({
       sessionId,
       path,
       leafId,
       name: name ?? null,
-      nodes: flatten(roots, leafId),
+      nodes: flatten(roots, leafId, subagents),
       issues,
     });
   }
@@ -56,7 +57,7 @@ export async function runTree(
   ctx.print(`${c.bold(name ?? sessionId)} ${c.dim(`${count} entries · ${path}`)}`);
   if (roots.length === 0) ctx.print(c.dim("(empty session)"));
   const collapseOver = options.full ? 0 : (options.collapse ?? 8);
-  const lines = renderTree(roots, { leafId, colors: c, width: ctx.io.columns, collapseOver });
+  const lines = renderTree(roots, { leafId, colors: c, width: ctx.io.columns, collapseOver, subagents });
   ctx.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : "");
   noteOldVersion(ctx, path);
   if (issues.length > 0)
@@ -74,13 +75,17 @@ function noteOldVersion(ctx: CommandContext, path: string): void {
   );
 }
 
-function flatten(roots: readonly SessionTreeNode[], leafId: string | null): TreeRow[] {
+function flatten(
+  roots: readonly SessionTreeNode[],
+  leafId: string | null,
+  subagents: ReadonlyMap<string, string>,
+): TreeRow[] {
   const onPath = pathIds(roots, leafId);
   const rows: TreeRow[] = [];
   const stack = [...roots].reverse();
   while (stack.length > 0) {
     const node = stack.pop() as SessionTreeNode;
-    const { kind, tag, text } = describeEntry(node.entry);
+    const { kind, tag, text } = describeEntry(node.entry, { subagent: subagents.get(node.entry.id) });
     rows.push({
       id: node.entry.id,
       parentId: node.entry.parentId,

@@ -1,7 +1,7 @@
 import type { SessionEntry } from "../../core/entry.js";
 import { messageText } from "../../core/messages.js";
 import type { SessionTreeNode } from "../../core/tree.js";
-import { describeEntry, type EntryKind } from "../../format/describe.js";
+import { type DescribeContext, describeEntry, type EntryKind } from "../../format/describe.js";
 import type { Colors } from "../io.js";
 import { oneLine } from "../io.js";
 
@@ -15,6 +15,8 @@ export interface TreeRenderOptions {
    * collapsed to their first and last two. 0 shows everything.
    */
   collapseOver: number;
+  /** Claude Code sidechain entries' subagent names (`subagentNames` over the session). */
+  subagents?: ReadonlyMap<string, string>;
 }
 
 /** The symbols that tell entries apart without colour: on the leaf's path, off it, the leaf itself. */
@@ -136,8 +138,9 @@ function nodeLine(
   const isLeaf = id === options.leafId;
   const on = onPath.has(id);
   const symbol = isLeaf ? SYMBOLS.leaf : on ? SYMBOLS.onPath : SYMBOLS.offPath;
-  const { kind, tag } = describeEntry(node.entry);
-  const text = treeText(node.entry);
+  const context = { subagent: options.subagents?.get(id) };
+  const { kind, tag } = describeEntry(node.entry, context);
+  const text = treeText(node.entry, context);
   const label = node.label ? ` [${node.label}]` : "";
   const leafMark = isLeaf ? " ← leaf" : "";
   const head = `${prefix}${symbol} ${id} ${tag}`;
@@ -152,8 +155,8 @@ function nodeLine(
  * The entry's text for its line. An assistant reply that is only thinking (and tool calls) shows its
  * thinking, marked `thinking:` so that without colours it never reads as what the model said.
  */
-export function treeText(entry: SessionEntry): string {
-  const { text } = describeEntry(entry);
+export function treeText(entry: SessionEntry, context: DescribeContext = {}): string {
+  const { text } = describeEntry(entry, context);
   if (entry.type !== "message") return text;
   const message = entry.message as { role?: unknown; content?: unknown };
   if (message.role !== "assistant" || !Array.isArray(message.content) || messageText(message).trim())
