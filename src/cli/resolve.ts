@@ -33,6 +33,8 @@ export function resolveSession(location: Location, ref: string | undefined, io: 
   if (exact.length === 1) return (exact[0] as { path: string }).path;
   const matches = exact.length > 1 ? exact : files.filter((f) => f.id?.startsWith(ref));
   if (matches.length === 1) return (matches[0] as { path: string }).path;
+  const main = exact.length > 1 ? undefined : mainOf(matches);
+  if (main) return main.path;
   if (matches.length > 1) {
     const list = matches.slice(0, 10).map((m) => `  ${m.id}  ${m.path}`);
     throw new UsageError(
@@ -42,6 +44,17 @@ export function resolveSession(location: Location, ref: string | undefined, io: 
   throw new NotFoundError("session_not_found", `No session "${ref}" under ${location.root}`, {
     details: { ref, root: location.root },
   });
+}
+
+/**
+ * The one session the others are parts of: an imported Claude Code session's subagents are
+ * sessions `<id>.agent-<agent>`, so a prefix of the main id names all of them, and means the main one.
+ */
+function mainOf<T extends { id: string | undefined }>(matches: T[]): T | undefined {
+  const candidates = matches.filter((m) => m.id !== undefined && !m.id.includes("."));
+  if (candidates.length !== 1) return undefined;
+  const main = candidates[0] as T;
+  return matches.every((m) => m === main || m.id?.startsWith(`${main.id}.`)) ? main : undefined;
 }
 
 /** Every session file of the location with the id it carries (its name, else its header). */
