@@ -230,8 +230,14 @@ function readPath(path: PathView): PathReading {
         out.clear();
         break;
       case "custom":
+        // Defined, not assigned: a customType of "__proto__" is a key like any other.
         if (entry.customType !== LEAF_MARKER_TYPE)
-          found.extensionState[entry.customType] = (entry as CustomEntry).data;
+          Object.defineProperty(found.extensionState, entry.customType, {
+            value: (entry as CustomEntry).data,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         break;
       case "label":
       case "session_info":

@@ -83,3 +83,25 @@ export function checkEntry(value: unknown): Checked<SessionEntry> {
 export function isSafeId(id: string): boolean {
   return id.length > 0 && id.length <= 128 && /^[A-Za-z0-9._:-]+$/.test(id) && id !== "." && id !== "..";
 }
+
+/**
+ * What makes a parsed JSON value unfit to store, if anything: containers (objects, arrays) nested
+ * more than `maxLevels` deep (`{}` is one level, `{"a":[1]}` two), or a number JSON cannot write
+ * back (`1e309` parses as Infinity, which JSON.stringify would store as null). Iterative, so
+ * checking a hostile value cannot itself overflow the stack.
+ */
+export function jsonShapeProblem(value: unknown, maxLevels: number): "too_deep" | "not_finite" | null {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [current, level] = item;
+    if (typeof current === "number" && !Number.isFinite(current)) return "not_finite";
+    if (typeof current !== "object" || current === null) continue;
+    if (level > maxLevels) return "too_deep";
+    for (const child of Object.values(current)) {
+      if (typeof child === "number" || (typeof child === "object" && child !== null)) {
+        stack.push([child, level + 1]);
+      }
+    }
+  }
+  return null;
+}

@@ -1,6 +1,14 @@
-import { isLeafMarker, type SessionEntry } from "../../core/entry.js";
+import { isLeafMarker, type SessionEntry, type SessionHeader } from "../../core/entry.js";
 import { ValidationError } from "../../core/errors.js";
-import { checkEntry, isSafeId } from "../../core/validate.js";
+import { checkEntry, isSafeId, jsonShapeProblem } from "../../core/validate.js";
+
+/**
+ * What one entry may be, on every path that stores one (append, import, and through them every
+ * route and command): its JSON at most `maxBytes` of UTF-8, its objects and arrays at most
+ * `maxDepth` levels deep (the entry itself is level 1). Deeper values would reach recursive code
+ * further on (JSON.stringify, clients); larger ones would make every read of the session pay.
+ */
+export const ENTRY_LIMITS = Object.freeze({ maxBytes: 2 * 1024 * 1024, maxDepth: 64 });
 
 export interface BatchOptions {
   /**
@@ -29,10 +37,56 @@ export function validateBatch(entries: readonly unknown[], options: BatchOptions
     if (entry.parentId !== null && !isSafeId(entry.parentId)) {
       throw invalidEntry(index, "parentId is not a safe id", entry.id);
     }
+    // PostgreSQL's text columns cannot hold NUL and SQLite's can: one rule for every backend.
+    if (entry.type.includes("\u0000")) throw invalidEntry(index, "type contains a NUL character", entry.id);
     if (!options.allowLeafMarkers && isLeafMarker(entry))
       throw invalidEntry(index, "leaf markers are not stored as entries; use setLeaf", entry.id);
+    checkShape(entry, index);
     return capture(entry, index);
   });
+}
+
+/**
+ * The same limits for a session header (line 1 of an imported file keeps any fields it had): it is
+ * stored as JSON beside the entries and sent back with every export.
+ */
+export function checkHeaderLimits(header: SessionHeader): void {
+  const problem = jsonShapeProblem(header, ENTRY_LIMITS.maxDepth);
+  const where = { details: { line: 1, maxDepth: ENTRY_LIMITS.maxDepth, maxBytes: ENTRY_LIMITS.maxBytes } };
+  if (problem === "too_deep") {
+    throw new ValidationError(
+      "entry_too_deep",
+      `The header is nested deeper than ${ENTRY_LIMITS.maxDepth} levels`,
+      where,
+    );
+  }
+  if (problem === "not_finite") {
+    throw new ValidationError("invalid_entry", "The header holds a number JSON cannot represent", where);
+  }
+  if (Buffer.byteLength(JSON.stringify(header)) > ENTRY_LIMITS.maxBytes) {
+    throw new ValidationError(
+      "entry_too_large",
+      `The header is larger than ${ENTRY_LIMITS.maxBytes} bytes`,
+      where,
+    );
+  }
+}
+
+/** Refuses an entry nested too deep, or holding a number JSON would store as null (Infinity, NaN). */
+function checkShape(entry: SessionEntry, index: number): void {
+  const problem = jsonShapeProblem(entry, ENTRY_LIMITS.maxDepth);
+  if (problem === "too_deep") {
+    throw new ValidationError(
+      "entry_too_deep",
+      `Entry ${index}: nested deeper than ${ENTRY_LIMITS.maxDepth} levels`,
+      {
+        details: { index, id: entry.id, maxDepth: ENTRY_LIMITS.maxDepth },
+      },
+    );
+  }
+  if (problem === "not_finite") {
+    throw invalidEntry(index, "holds a number JSON cannot represent (it overflows to Infinity)", entry.id);
+  }
 }
 
 /** The JSON text of each validated entry, taken once at validation: what a backend stores. */
@@ -49,6 +103,13 @@ function capture(entry: SessionEntry, index: number): SessionEntry {
     text = JSON.stringify(entry);
   } catch (error) {
     throw invalidEntry(index, `cannot be stored as JSON: ${(error as Error).message}`, entry.id);
+  }
+  if (text.length > ENTRY_LIMITS.maxBytes / 3 && Buffer.byteLength(text) > ENTRY_LIMITS.maxBytes) {
+    throw new ValidationError(
+      "entry_too_large",
+      `Entry ${index}: larger than ${ENTRY_LIMITS.maxBytes} bytes as JSON`,
+      { details: { index, id: entry.id, maxBytes: ENTRY_LIMITS.maxBytes } },
+    );
   }
   const copy = { ...entry };
   jsonText.set(copy, text);

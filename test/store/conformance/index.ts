@@ -10,6 +10,7 @@ import type { ConformanceTarget, SpecContext } from "./helpers.js";
 import { isolationSpec } from "./isolation.spec.js";
 import { largeSpec } from "./large.spec.js";
 import { leafSpec } from "./leaf.spec.js";
+import { limitsSpec } from "./limits.spec.js";
 import { listSpec } from "./list.spec.js";
 import { transferSpec } from "./transfer.spec.js";
 import { underLeafSpec } from "./under-leaf.spec.js";
@@ -29,6 +30,7 @@ const SPECS: Record<string, (ctx: SpecContext) => void> = {
   "export and import": transferSpec,
   "large session": largeSpec,
   "context projection": contextSpec,
+  "entry limits and work within a write": limitsSpec,
 };
 
 /**
