@@ -12,6 +12,8 @@ export type ErrorCode =
   | "invalid_entry"
   | "invalid_argument"
   | "duplicate_entry"
+  | "entry_too_large"
+  | "entry_too_deep"
   | "conflict"
   | "lease_held"
   | "read_only"
@@ -65,7 +67,7 @@ export class CorruptSessionError extends SessionTreeError {
 /** Input that breaks the rules of the format or of an API call. */
 export class ValidationError extends SessionTreeError {
   constructor(
-    code: "invalid_entry" | "invalid_argument" | "duplicate_entry",
+    code: "invalid_entry" | "invalid_argument" | "duplicate_entry" | "entry_too_large" | "entry_too_deep",
     message: string,
     options?: ErrorOptions,
   ) {

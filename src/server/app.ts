@@ -37,7 +37,8 @@ function pathPattern(path: string): RegExp {
 
 /** The Hono app: declared routes, then extensions (the viewer), then JSON 404/405 answers. */
 export function buildApp(services: ServerServices, extend?: ServerOptions["extend"]): Hono {
-  const app = new Hono();
+  // Not strict: `/v1/sessions/` is `/v1/sessions`, as clients and proxies often write it.
+  const app = new Hono({ strict: false });
   const routes = apiRoutes();
   for (const route of routes) registerRoute(app, route, services);
   extend?.(app, services);

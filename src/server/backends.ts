@@ -51,9 +51,12 @@ export async function openBackends(options: BackendOptions): Promise<Backends> {
   return serviceHost(backend).openWithStore(backend, location, options);
 }
 
-/** `database` as given, else the embedded database file in the data folder (created if missing). */
+/**
+ * `database` as given, else the embedded database file in the data folder (created if missing).
+ * An empty `database` is no location (an empty SESSIONTREE_DATABASE=): the data folder is used.
+ */
 function storeLocation(options: BackendOptions): string {
-  if (options.database !== undefined) return options.database;
+  if (options.database) return options.database;
   const data = options.data ?? DEFAULT_DATA;
   mkdirSync(data, { recursive: true });
   return `sqlite:${join(resolve(data), "sessiontree.db")}`;

@@ -1,12 +1,15 @@
-import type { SessionStore } from "../store/store.js";
+import { runFlow, type StoreFlow } from "../store/engine/step.js";
+import type { PurgedSessions, SessionStore, TxSql } from "../store/store.js";
 import type { ServiceDb } from "./db/service-db.js";
+import { forgetSession, recordDeletion } from "./db/tx-rows.js";
 
 const DAY_MS = 86_400_000;
 
 /**
  * Retention: hard-purges every session soft-deleted more than `retentionDays` ago, of every user,
- * and writes one audit row per purge (actor `system`, via `retention`). Nothing that was not
- * soft-deleted by its user is ever touched.
+ * and, in the same transaction, writes one audit row per purge (actor `system`, via `retention`)
+ * and forgets the remembered responses about each. Nothing that was not soft-deleted by its user
+ * is ever touched.
  */
 export async function purgeExpiredSessions(
   store: SessionStore,
@@ -18,19 +21,24 @@ export async function purgeExpiredSessions(
 ): Promise<Array<{ owner: string; sessionId: string }>> {
   if (!(retentionDays >= 0)) throw new RangeError("retentionDays must be a number >= 0");
   const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
-  const purged = await store.purgeDeletedBefore(cutoff);
   const at = now.toISOString();
-  for (const { owner, sessionId } of purged) {
-    await db.recordDeletion({
-      owner,
-      sessionId,
-      action: "retention_purge",
-      actor: "system",
-      via,
-      at,
-    });
-  }
+  let after: PurgedSessions | undefined;
+  const purged = await store.purgeDeletedBefore(cutoff, {
+    within: ({ result }, sql) => {
+      if (sql && db.sharesStoreTransactions) return runFlow(purgeRows(sql, result, via, at));
+      after = result;
+      return undefined;
+    },
+  });
+  if (after) await runFlow(purgeRows(db.sql, after, via, at));
   return purged;
+}
+
+function* purgeRows(sql: TxSql, purged: PurgedSessions, via: string, at: string): StoreFlow<void> {
+  for (const { owner, sessionId } of purged) {
+    yield* recordDeletion(sql, { owner, sessionId, action: "retention_purge", actor: "system", via, at });
+    yield* forgetSession(sql, owner, sessionId);
+  }
 }
 
 /** Runs `task` every `intervalMs` (first run right away); failures are logged, never fatal. */

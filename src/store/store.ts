@@ -1,4 +1,5 @@
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
+import type { DriverStep } from "./engine/step.js";
 
 /**
  * The async storage contract the service and the agent layer use. Every backend (memory, jsonl,
@@ -25,7 +26,11 @@ export interface SessionStore {
   close(): Promise<void>;
 
   /** A new, empty session (revision 1, leaf null). An id the owner already has is a `ConflictError`. */
-  createSession(owner: string, init?: CreateSessionInput): Promise<SessionSummary>;
+  createSession(
+    owner: string,
+    init?: CreateSessionInput,
+    options?: InTransaction<SessionSummary>,
+  ): Promise<SessionSummary>;
   /** Header, every entry in storage order, leaf and revision. Soft-deleted sessions are not found unless asked. */
   loadSession(owner: string, sessionId: string, options?: ReadOptions): Promise<StoredSession>;
   getSummary(owner: string, sessionId: string, options?: ReadOptions): Promise<SessionSummary>;
@@ -69,9 +74,15 @@ export interface SessionStore {
   deleteSession(owner: string, sessionId: string, options?: WriteOptions): Promise<WriteResult>;
   restoreSession(owner: string, sessionId: string, options?: WriteOptions): Promise<WriteResult>;
   /** Hard delete, deleted or not. Gone for good. */
-  purgeSession(owner: string, sessionId: string): Promise<void>;
-  /** Retention: purges sessions soft-deleted before `cutoff`, of every owner. Returns what was purged. */
-  purgeDeletedBefore(cutoff: Date): Promise<Array<{ owner: string; sessionId: string }>>;
+  purgeSession(owner: string, sessionId: string, options?: InTransaction<null>): Promise<void>;
+  /**
+   * Retention: purges sessions soft-deleted before `cutoff`, of every owner, in one write. Returns
+   * what was purged.
+   */
+  purgeDeletedBefore(
+    cutoff: Date,
+    options?: InTransaction<PurgedSessions>,
+  ): Promise<Array<{ owner: string; sessionId: string }>>;
 
   /**
    * The session as a pi v3 JSONL file (header line, then entries in storage order), plus a leaf
@@ -83,13 +94,59 @@ export interface SessionStore {
    * kept. All or nothing: a damaged line, a conflicting duplicate or a parent that is not earlier in
    * the file refuses the import (`invalid_entry` / `duplicate_entry`; no header: `not_a_session`).
    */
-  importJsonl(owner: string, jsonl: string, options?: ImportOptions): Promise<SessionSummary>;
+  importJsonl(
+    owner: string,
+    jsonl: string,
+    options?: ImportOptions & InTransaction<SessionSummary>,
+  ): Promise<SessionSummary>;
+}
+
+export type PurgedSessions = Array<{ owner: string; sessionId: string }>;
+
+/**
+ * SQL run on the connection of a store write, inside its transaction: what the SQL stores offer
+ * to work that must commit with the write or not at all (the service's idempotency and audit rows,
+ * which live in the same database). Placeholders are `$1, $2…`, numbered in the order of the
+ * parameters and each used once. On SQLite every call answers at once (a value, not a promise).
+ */
+export interface TxSql {
+  readonly dialect: "sqlite" | "postgres";
+  /** Runs a statement; answers how many rows it changed. */
+  run(sql: string, params: readonly unknown[]): DriverStep<number>;
+  all<T>(sql: string, params: readonly unknown[]): DriverStep<T[]>;
+}
+
+/** What a write did, as the work inside its transaction sees it. */
+export interface WriteOutcome<R> {
+  /** What the call will answer. */
+  result: R;
+  /** False when the write changed nothing (an append of stored entries, a repeated delete). */
+  changed: boolean;
+  /** The session as this write leaves it (null when it was purged, or for a retention sweep). */
+  summary: SessionSummary | null;
+}
+
+/**
+ * Work that commits with a write or not at all. On a store with `capabilities.transactions`,
+ * `within` runs inside the write's transaction, after its changes, with its connection (`sql`);
+ * if it throws, the write is undone and the call fails with that error. On SQLite it must answer
+ * synchronously (a value, not a promise), as the store's own work. On other stores (memory, jsonl)
+ * it runs once the write's changes are made, with `sql` null; the call still fails if it throws.
+ */
+export interface InTransaction<R> {
+  within?: (outcome: WriteOutcome<R>, sql: TxSql | null) => DriverStep<void>;
 }
 
 /** Differences between backends that the conformance suite must know about. */
 export interface StoreCapabilities {
   /** Data survives `close()` and a new instance on the same location. */
   persistent: boolean;
+  /**
+   * Writes are transactions (SQLite, PostgreSQL): work `within` a write commits with it, and when
+   * it throws the write is undone. Without (memory, jsonl) that work runs once the write's changes
+   * are made, and whether its failure undoes them is the store's own affair.
+   */
+  transactions?: boolean;
 }
 
 export interface CreateSessionInput {
@@ -107,11 +164,11 @@ export interface ReadOptions {
   includeDeleted?: boolean;
 }
 
-export interface WriteOptions {
+export interface WriteOptions extends InTransaction<WriteResult> {
   expectedRevision?: number;
 }
 
-export interface AppendOptions extends WriteOptions {
+export interface AppendOptions extends Omit<WriteOptions, "within">, InTransaction<AppendResult> {
   /** Move the leaf to the last appended entry. Default true. */
   moveLeaf?: boolean;
   /**

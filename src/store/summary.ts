@@ -30,7 +30,7 @@ export function initialSummary(owner: string, header: SessionHeader, now: string
     owner,
     cwd: typeof header.cwd === "string" ? listable(header.cwd) : "",
     name: typeof header.name === "string" && header.name.trim() ? listable(header.name.trim()) : undefined,
-    parentSession: typeof header.parentSession === "string" ? header.parentSession : undefined,
+    parentSession: typeof header.parentSession === "string" ? listable(header.parentSession) : undefined,
     createdAt: header.timestamp,
     modifiedAt: now,
     revision: 1,

@@ -13,9 +13,12 @@ import { call, freshPgDatabase } from "./helpers.js";
 
 const CHILD = join(import.meta.dirname, "cli-child.ts");
 
-/** Runs `sessiontree keys …` in this process (fast), returning what it printed. */
+/**
+ * Runs `sessiontree keys …` in this process (fast), returning what it printed. The program has the
+ * real one's global `--json`, which commander hands to the program even after the subcommand.
+ */
 async function cli(...args: string[]): Promise<string> {
-  const program = new Command("sessiontree").exitOverride();
+  const program = new Command("sessiontree").option("--json", "machine-readable output").exitOverride();
   register(program);
   const printed: string[] = [];
   const log = console.log;
@@ -96,6 +99,42 @@ describe("sessiontree keys / serve", () => {
       assert.equal(refused.status, 401, "a running server refuses the key at once");
     } finally {
       assert.equal(await server.stop(), 0, "serve exits cleanly on SIGTERM");
+    }
+  });
+
+  it("prints JSON for keys create/list/revoke --json, with --json before or after the command", async () => {
+    const created = JSON.parse(await cli("keys", "create", "--user", "jo", "--data", dir, "--json"));
+    assert.match(created.key, /^st_/);
+    const before = JSON.parse(await cli("--json", "keys", "list", "--user", "jo", "--data", dir));
+    assert.equal(before[0].id, created.id);
+    const revoked = JSON.parse(
+      await cli("keys", "revoke", "--user", "jo", created.id, "--data", dir, "--json"),
+    );
+    assert.deepEqual(revoked, { revoked: created.id });
+  });
+
+  it("treats an empty SESSIONTREE_DATABASE as unset (the data folder's SQLite is used)", async () => {
+    const saved = process.env.SESSIONTREE_DATABASE;
+    process.env.SESSIONTREE_DATABASE = "";
+    try {
+      const created = JSON.parse(await cli("keys", "create", "--user", "empty-env", "--data", dir, "--json"));
+      const service = await openServiceDb({ data: dir });
+      try {
+        assert.equal((await service.findKey(created.id))?.userId, "empty-env");
+      } finally {
+        await service.close();
+      }
+      const backends = await openBackends({ data: dir, database: "" });
+      try {
+        assert.equal(backends.db.kind, "sqlite");
+      } finally {
+        await backends.db.close();
+        await backends.store.close();
+        await backends.close?.();
+      }
+    } finally {
+      if (saved === undefined) delete process.env.SESSIONTREE_DATABASE;
+      else process.env.SESSIONTREE_DATABASE = saved;
     }
   });
 

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { BACKENDS, startTestServer, type TestServer, userMessage } from "./helpers.js";
 
@@ -131,26 +130,12 @@ for (const backend of BACKENDS) {
       assert.equal((await t.call("GET", `/v1/sessions/${id}/entries`, { key })).json.entries.length, 2);
     });
 
-    it("answers 409 while a key is in flight, and takes over a claim abandoned by a crashed instance", async () => {
+    it("refuses a key reused for another request (422), after the first one is stored", async () => {
       const id = await newSession();
-      const message = userMessage("m");
-      const body = JSON.stringify({ entries: [message] });
-      const { db } = t.server.services;
-      const owner = "alice";
-      // A claim as another instance would hold it mid-request (the hash does not matter for 409).
-      await db.claimIdempotent(owner, `busy-${id}`, "other", new Date().toISOString());
-      const busy = await append(id, [message], { "idempotency-key": `busy-${id}` });
-      assert.equal(busy.status, 422, "a different request hash is refused first");
-      await db.releaseIdempotent(owner, `busy-${id}`);
-      const hash = createHash("sha256")
-        .update(`appendEntries\n/v1/sessions/${id}/entries\n${body}`)
-        .digest("hex");
-      await db.claimIdempotent(owner, `busy-${id}`, hash, new Date().toISOString());
-      const inFlight = await append(id, [message], { "idempotency-key": `busy-${id}` });
-      assert.deepEqual([inFlight.status, inFlight.json.code], [409, "idempotency_in_progress"]);
-      await db.claimIdempotent(owner, `dead-${id}`, hash, new Date(Date.now() - 120_000).toISOString());
-      const takenOver = await append(id, [message], { "idempotency-key": `dead-${id}` });
-      assert.equal(takenOver.status, 200);
+      const headers = { "idempotency-key": `reuse-${id}` };
+      assert.equal((await append(id, [userMessage("first")], headers)).status, 200);
+      const other = await append(id, [userMessage("second")], headers);
+      assert.deepEqual([other.status, other.json.code], [422, "idempotency_key_reused"]);
     });
 
     it("makes session creation idempotent with a key too", async () => {

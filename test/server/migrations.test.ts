@@ -94,8 +94,15 @@ for (const backend of BACKENDS) {
       } finally {
         await db.close();
       }
-      const recorded = await t.query("SELECT version, name FROM sessiontree_server_migrations");
-      assert.deepEqual(recorded, [{ version: 1, name: "" }], "step 1 stays recorded, once");
+      const recorded = (await t.query(
+        "SELECT version, name FROM sessiontree_server_migrations ORDER BY version",
+      )) as Array<{ version: number; name: string }>;
+      assert.deepEqual(recorded[0], { version: 1, name: "" }, "step 1 stays recorded, once");
+      assert.deepEqual(
+        recorded.map((row) => Number(row.version)),
+        [1, 2],
+        "later steps apply once on top",
+      );
     });
 
     it("refuses to start on tables migrated by a newer server, with a typed error", async () => {

@@ -5,7 +5,6 @@ interface StoreFlags {
   user: string;
   data: string;
   database?: string;
-  json?: boolean;
 }
 
 /** Opens the service's database for one piece of work. Loaded on use: it brings SQLite or pg. */
@@ -26,9 +25,22 @@ function storeOptions(command: Command): Command {
     .option(
       "--database <url>",
       "postgres:// URL or sqlite:FILE (env SESSIONTREE_DATABASE)",
-      process.env.SESSIONTREE_DATABASE,
+      databaseFromEnv(),
     )
     .option("--json", "print JSON");
+}
+
+/** SESSIONTREE_DATABASE, unless unset or empty (`SESSIONTREE_DATABASE=` means "not set"). */
+export function databaseFromEnv(): string | undefined {
+  return process.env.SESSIONTREE_DATABASE || undefined;
+}
+
+/**
+ * `--json` is also the program's global option, which commander gives the program when it is
+ * written after the subcommand: read it with the globals.
+ */
+function wantsJson(command: Command): boolean {
+  return command.optsWithGlobals<{ json?: boolean }>().json === true;
 }
 
 /** `sessiontree keys create|list|revoke --user U`: API keys, in the database `serve` uses. */
@@ -37,17 +49,18 @@ export function register(program: Command): void {
 
   storeOptions(keys.command("create").description("create an API key (shown once: store it now)"))
     .option("--name <name>", "what the key is for", "")
-    .action(async (flags: StoreFlags & { name: string }) => {
+    .action(async (flags: StoreFlags & { name: string }, command: Command) => {
       const { createApiKey } = await import("../../server/index.js");
       const { key, row } = await withDb(flags, (db) => createApiKey(db, flags.user, flags.name));
-      if (flags.json) console.log(JSON.stringify({ key, id: row.id, user: row.userId, name: row.name }));
+      if (wantsJson(command))
+        console.log(JSON.stringify({ key, id: row.id, user: row.userId, name: row.name }));
       else console.log(`${key}\n(id ${row.id} for user ${row.userId}: the key is not shown again)`);
     });
 
   storeOptions(keys.command("list").description("list a user's keys (never the secrets)")).action(
-    async (flags: StoreFlags) => {
+    async (flags: StoreFlags, command: Command) => {
       const rows = await withDb(flags, (db) => db.listKeys(flags.user));
-      if (flags.json) {
+      if (wantsJson(command)) {
         console.log(JSON.stringify(rows.map(({ keyHash: _hash, ...row }) => row)));
         return;
       }
@@ -61,7 +74,7 @@ export function register(program: Command): void {
 
   storeOptions(keys.command("revoke").description("revoke a key: refused at once, by every server"))
     .argument("<keyId>", "the key's id (the part after st_), or the whole key")
-    .action(async (keyId: string, flags: StoreFlags) => {
+    .action(async (keyId: string, flags: StoreFlags, command: Command) => {
       const id = /^st_([0-9a-f]{12})_/.exec(keyId)?.[1] ?? keyId;
       const done = await withDb(flags, (db) => db.revokeKey(flags.user, id, new Date().toISOString()));
       if (!done) {
@@ -69,6 +82,6 @@ export function register(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      console.log(flags.json ? JSON.stringify({ revoked: id }) : `revoked ${id}`);
+      console.log(wantsJson(command) ? JSON.stringify({ revoked: id }) : `revoked ${id}`);
     });
 }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import type { ServerOptions } from "../../server/index.js";
 import { parseDays, parseInteger } from "../option-parsers.js";
+import { databaseFromEnv } from "./keys.js";
 
 interface ServeFlags {
   port: number;
@@ -50,7 +51,7 @@ export function register(program: Command): void {
     .option(
       "--database <url>",
       "postgres:// URL, or sqlite:FILE (instead of the data folder; env SESSIONTREE_DATABASE)",
-      process.env.SESSIONTREE_DATABASE,
+      databaseFromEnv(),
     )
     .option("--retention-days <days>", "purge sessions soft-deleted longer ago than this (hourly)", parseDays)
     .option(
@@ -100,11 +101,7 @@ export function registerPurge(program: Command): void {
     .description("purge sessions soft-deleted longer ago than N days, of every user (audited)")
     .requiredOption("--older-than-days <days>", "retention period in days", parseDays)
     .option("--data <dir>", "data folder of the embedded SQLite database", "./.sessiontree")
-    .option(
-      "--database <url>",
-      "postgres:// URL (env SESSIONTREE_DATABASE)",
-      process.env.SESSIONTREE_DATABASE,
-    )
+    .option("--database <url>", "postgres:// URL (env SESSIONTREE_DATABASE)", databaseFromEnv())
     .action(async (flags: PurgeFlags) => {
       const { openBackends, purgeExpiredSessions } = await import("../../server/index.js");
       const backends = await openBackends({ data: flags.data, database: flags.database });

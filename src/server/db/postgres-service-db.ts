@@ -24,10 +24,13 @@ class PostgresServiceSql implements ServiceSql {
   readonly kind = "postgres";
   private readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
+  /** A connection handed in is the store's (service-hosts.ts): store writes carry our rows. */
+  readonly shared: boolean;
   private closed = false;
 
   constructor(database: string | pg.Pool) {
     this.ownsPool = typeof database === "string";
+    this.shared = !this.ownsPool;
     this.pool = typeof database === "string" ? newPool(database, 2) : database;
   }
 

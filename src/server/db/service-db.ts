@@ -1,3 +1,5 @@
+import type { TxSql } from "../../store/store.js";
+
 /**
  * The server's own tables, kept apart from the store's: API keys, the deletion audit log and
  * remembered idempotent responses. They live in the same database as the sessions (the SQLite file
@@ -5,6 +7,14 @@
  */
 export interface ServiceDb {
   readonly kind: "sqlite" | "postgres";
+  /**
+   * True when the tables share the store's connection or pool (the server opened both): rows that
+   * go with a store write (tx-rows.ts) are then written in its transaction. Otherwise (a store
+   * passed in) they are written on `sql` right after it.
+   */
+  readonly sharesStoreTransactions: boolean;
+  /** The tables' own connection, outside any store write. */
+  readonly sql: TxSql;
   /** Versioned, idempotent; safe when several instances start at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -19,17 +29,10 @@ export interface ServiceDb {
   listDeletions(owner: string, limit: number): Promise<DeletionRow[]>;
 
   /**
-   * Claims an idempotency key for one request. "claimed": go ahead, then `completeIdempotent` or
-   * `releaseIdempotent`. Otherwise the stored row: pending (another request holds it) or done.
+   * The response remembered under a user's key, if any. Rows are only ever written complete, in
+   * the transaction of the write they answer (tx-rows.ts): there is no pending state.
    */
-  claimIdempotent(
-    owner: string,
-    key: string,
-    requestHash: string,
-    at: string,
-  ): Promise<"claimed" | IdempotencyRow>;
-  completeIdempotent(owner: string, key: string, response: StoredResponse): Promise<void>;
-  releaseIdempotent(owner: string, key: string): Promise<void>;
+  findIdempotent(owner: string, key: string): Promise<IdempotencyRow | undefined>;
   /** Forgets keys claimed before `cutoff`. Returns how many. */
   sweepIdempotent(cutoff: string): Promise<number>;
 }
@@ -65,8 +68,9 @@ export interface StoredResponse {
 
 export interface IdempotencyRow {
   requestHash: string;
-  /** ISO time of the claim. */
-  claimedAt: string;
-  /** Null while the first request is still running. */
-  response: StoredResponse | null;
+  /** ISO time of the write. */
+  createdAt: string;
+  response: StoredResponse;
+  /** The session the response tells about (null for rows written before servers recorded it). */
+  sessionId: string | null;
 }

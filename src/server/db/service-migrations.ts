@@ -35,6 +35,18 @@ function serviceMigrations(dialect: ServiceDialect): readonly Migration[] {
           status INTEGER, body TEXT, content_type TEXT, etag TEXT, PRIMARY KEY (owner, key))`,
       ],
     },
+    {
+      version: 2,
+      name: "stored responses name their session; claims commit with their write",
+      statements: [
+        // A purge removes the responses that tell about its session (name, cwd, first message).
+        "ALTER TABLE idempotency_keys ADD COLUMN session_id TEXT",
+        "CREATE INDEX idempotency_keys_session ON idempotency_keys (owner, session_id)",
+        // Rows are now written with their response, in the write's transaction: a claim left
+        // pending by an older server never completes.
+        "DELETE FROM idempotency_keys WHERE status IS NULL",
+      ],
+    },
   ];
 }
 

@@ -14,10 +14,11 @@ export interface KeyRecord {
 export interface IdempotencyRecord {
   request_hash: string;
   created_at: string;
-  status: number | null;
+  status: number;
   body: string | null;
   content_type: string | null;
   etag: string | null;
+  session_id: string | null;
 }
 
 export function toKey(record: KeyRecord): ApiKeyRow {
@@ -32,14 +33,16 @@ export function toKey(record: KeyRecord): ApiKeyRow {
 }
 
 export function toIdempotency(record: IdempotencyRecord): IdempotencyRow {
-  const response =
-    record.status === null
-      ? null
-      : {
-          status: record.status,
-          body: record.body ?? "",
-          contentType: record.content_type ?? "application/json",
-          etag: record.etag,
-        };
-  return { requestHash: record.request_hash, claimedAt: record.created_at, response };
+  const response = {
+    status: Number(record.status),
+    body: record.body ?? "",
+    contentType: record.content_type ?? "application/json",
+    etag: record.etag,
+  };
+  return {
+    requestHash: record.request_hash,
+    createdAt: record.created_at,
+    response,
+    sessionId: record.session_id,
+  };
 }

@@ -17,10 +17,13 @@ class SqliteServiceSql implements ServiceSql {
   readonly kind = "sqlite";
   private readonly db: Database.Database;
   private readonly ownsDb: boolean;
+  /** A connection handed in is the store's (service-hosts.ts): store writes carry our rows. */
+  readonly shared: boolean;
   private readonly statements = new Map<string, Database.Statement>();
 
   constructor(database: string | Database.Database) {
     this.ownsDb = typeof database === "string";
+    this.shared = !this.ownsDb;
     this.db = typeof database === "string" ? new Database(database) : database;
     if (this.ownsDb) {
       this.db.pragma("journal_mode = WAL");

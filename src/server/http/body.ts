@@ -1,3 +1,4 @@
+import { jsonShapeProblem } from "../../core/validate.js";
 import { HttpError } from "./http-error.js";
 
 /**
@@ -46,23 +47,15 @@ export function parseJson(text: string): unknown {
   } catch {
     throw new HttpError(400, "invalid_json", "The request body is not valid JSON");
   }
-  if (depthExceeds(value, MAX_JSON_DEPTH)) {
+  // The body itself is level 1 here: `MAX_JSON_DEPTH` levels of nesting below it are allowed.
+  const problem = jsonShapeProblem(value, MAX_JSON_DEPTH + 1);
+  if (problem === "too_deep") {
     throw new HttpError(400, "invalid_json", `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
-  return value;
-}
-
-/** Iterative, so checking a hostile document cannot itself overflow the stack. */
-function depthExceeds(root: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[root, 0]];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const [value, depth] = item;
-    if (depth > max) return true;
-    if (typeof value !== "object" || value === null) continue;
-    for (const child of Object.values(value))
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  if (problem === "not_finite") {
+    throw new HttpError(400, "invalid_json", "The request holds a number too large for JSON (Infinity)");
   }
-  return false;
+  return value;
 }
 
 export function requireJsonContentType(request: Request): void {

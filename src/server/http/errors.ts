@@ -22,6 +22,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_entry: 400,
   invalid_argument: 400,
   duplicate_entry: 409,
+  entry_too_large: 413,
+  entry_too_deep: 400,
   conflict: 412,
   lease_held: 409,
   read_only: 403,

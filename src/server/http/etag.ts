@@ -11,7 +11,9 @@ export function formatEtag(revision: number): string {
  */
 export function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === "*") return undefined;
-  const match = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(header);
-  if (!match?.[1]) throw new HttpError(400, "invalid_request", 'If-Match must name a revision, e.g. "7"');
-  return Number(match[1]);
+  // Quotes come in pairs: `"7"` or `7`, never `"7` or `7"`.
+  const match = /^\s*(?:W\/)?(?:"(\d{1,15})"|(\d{1,15}))\s*$/.exec(header);
+  const digits = match?.[1] ?? match?.[2];
+  if (!digits) throw new HttpError(400, "invalid_request", 'If-Match must name a revision, e.g. "7"');
+  return Number(digits);
 }

@@ -37,6 +37,8 @@ export interface RouteSpec<
   conditional?: boolean;
   /** Honours `Idempotency-Key` (a retry replays the first response). */
   idempotent?: boolean;
+  /** Reaches sessions in the trash (delete, restore): a replay checks its session the same way. */
+  findsDeleted?: boolean;
   responses: Record<number, ResponseSpec>;
   handle(request: RouteRequest<Static<P>, Static<Q>, Static<B>>): Promise<Reply>;
 }
@@ -49,7 +51,17 @@ export interface RouteRequest<P, Q, B> {
   principal: Principal;
   /** The revision named by `If-Match`, when the route is conditional and the header present. */
   ifMatch: number | undefined;
+  /** Where to remember the reply, when the request sent an Idempotency-Key (idempotent routes). */
+  idempotency: IdempotencyScope | undefined;
   services: ServerServices;
+}
+
+/** A user's Idempotency-Key and the request it was first sent with. */
+export interface IdempotencyScope {
+  owner: string;
+  key: string;
+  /** SHA-256 of the operation, path and body: the same key with another request is refused. */
+  requestHash: string;
 }
 
 export interface Reply {

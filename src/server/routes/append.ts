@@ -1,10 +1,11 @@
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
-import { isSessionTreeError, ValidationError } from "../../core/errors.js";
+import { isSessionTreeError } from "../../core/errors.js";
 import { stampDraft } from "../../core/stamp.js";
 import type { AppendResult } from "../../store/store.js";
 import { HttpError } from "../http/http-error.js";
+import type { Reply } from "../http/route.js";
 import type { ServerServices } from "../services.js";
-import { writeSession } from "./session-write.js";
+import { type WriteRecord, writeSession } from "./session-write.js";
 
 /** An entry as sent: the common fields may be missing and are filled in here. */
 interface EntryDraftInput {
@@ -37,12 +38,13 @@ export async function appendDrafts(
   owner: string,
   sessionId: string,
   drafts: EntryDraftInput[],
-  options: AppendDraftOptions = {},
-): Promise<AppendResult> {
+  options: AppendDraftOptions,
+  record: WriteRecord<AppendResult>,
+): Promise<Reply> {
   checkBatchLimits(services, drafts);
   const underLeaf = drafts[0]?.parentId === undefined;
   const drawsIds = drafts.some((draft) => draft.id === undefined);
-  return writeSession(services, { owner, sessionId, ifMatch: options.ifMatch }, async (write) => {
+  return writeSession(services, { owner, sessionId, ifMatch: options.ifMatch }, record, async (write) => {
     for (let draw = 1; ; draw++) {
       const entries = stampDrafts(drafts, services.now().toISOString());
       try {
@@ -77,10 +79,8 @@ function stampDrafts(drafts: readonly EntryDraftInput[], now: string): SessionEn
   const isTaken = (id: string) => taken.has(id);
   let previous: string | null = null;
   return drafts.map((draft) => {
-    // Refused at the door: a `__proto__` key survives stampDraft as a plain field, but the stores'
-    // content comparisons and JSON columns do not all treat it as one yet.
-    if (Object.hasOwn(draft, "__proto__"))
-      throw new ValidationError("invalid_entry", "An entry may not have a __proto__ field");
+    // A `__proto__` field is an ordinary field everywhere (stampDraft, the stores' JSON and their
+    // content comparison), as it is in an imported file.
     const { id, parentId, timestamp, ...fields } = draft;
     const parent = parentId === undefined ? previous : parentId;
     const entry = stampDraft(fields as EntryDraft, parent, { isTaken, id, timestamp: timestamp ?? now });

@@ -1,5 +1,5 @@
 import type { SessionEntry } from "../../core/entry.js";
-import type { SessionSummary } from "../../store/store.js";
+import type { SessionSummary, WriteOutcome } from "../../store/store.js";
 import type { Reply, ResponseSpec } from "../http/route.js";
 import { ErrorBody } from "../schemas.js";
 import type { ServerServices } from "../services.js";
@@ -12,6 +12,11 @@ export function publicSummary(summary: SessionSummary): Omit<SessionSummary, "ow
 
 export function summaryReply(summary: SessionSummary, status = 200): Reply {
   return { status, body: publicSummary(summary), revision: summary.revision };
+}
+
+/** A created (or imported) session, as its write reports it. */
+export function createdReply({ result }: WriteOutcome<SessionSummary>): Reply {
+  return summaryReply(result, 201);
 }
 
 const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody });

@@ -1,26 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import type { Principal } from "../auth/principal.js";
-import type { DeletionAction } from "../db/service-db.js";
 import { defineRoute } from "../http/route.js";
 import { DeletionList } from "../schemas.js";
-import type { ServerServices } from "../services.js";
 import { AUTH_ERRORS } from "./common.js";
-
-export async function auditDeletion(
-  services: ServerServices,
-  principal: Principal,
-  sessionId: string,
-  action: DeletionAction,
-): Promise<void> {
-  await services.db.recordDeletion({
-    owner: principal.userId,
-    sessionId,
-    action,
-    actor: principal.credentialId,
-    via: "api",
-    at: services.now().toISOString(),
-  });
-}
 
 export const listDeletions = defineRoute({
   method: "get",

@@ -24,12 +24,12 @@ export const appendEntries = defineRoute({
   conditional: true,
   idempotent: true,
   responses: { 200: { description: "Appended", schema: AppendResult }, ...WRITE_ERRORS },
-  async handle({ params, body, principal, ifMatch, services }) {
-    const result = await appendDrafts(services, principal.userId, params.id, body.entries, {
-      ifMatch,
-      moveLeaf: body.moveLeaf,
+  handle({ params, body, principal, ifMatch, idempotency, services }) {
+    const options = { ifMatch, moveLeaf: body.moveLeaf };
+    return appendDrafts(services, principal.userId, params.id, body.entries, options, {
+      reply: ({ result }) => ({ body: result, revision: result.revision }),
+      idempotency,
     });
-    return { body: result, revision: result.revision };
   },
 });
 

@@ -1,5 +1,9 @@
-import type { WriteResult as StoreWriteResult } from "../../store/store.js";
-import { defineRoute } from "../http/route.js";
+import type {
+  AppendResult as StoreAppendResult,
+  WriteResult as StoreWriteResult,
+  WriteOutcome,
+} from "../../store/store.js";
+import { defineRoute, type Reply } from "../http/route.js";
 import {
   AppendResult,
   BranchBody,
@@ -12,10 +16,15 @@ import {
 import type { ServerServices } from "../services.js";
 import { appendDrafts } from "./append.js";
 import { SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
-import { writeSession } from "./session-write.js";
+import { type WriteRecord, writeSession } from "./session-write.js";
 import { treeOf } from "./tree-view.js";
 
 const tag = "navigation";
+
+const appendReply = ({ result }: WriteOutcome<StoreAppendResult>): Reply => ({
+  body: result,
+  revision: result.revision,
+});
 
 /** Moves the leaf to `leafId` (null: before the root) under the session's write rules. */
 function moveLeaf(
@@ -24,8 +33,9 @@ function moveLeaf(
   sessionId: string,
   leafId: string | null,
   ifMatch: number | undefined,
-): Promise<StoreWriteResult> {
-  return writeSession(services, { owner, sessionId, ifMatch }, (write) =>
+  record: WriteRecord<StoreWriteResult>,
+): Promise<Reply> {
+  return writeSession(services, { owner, sessionId, ifMatch }, record, (write) =>
     services.store.setLeaf(owner, sessionId, leafId, write),
   );
 }
@@ -41,9 +51,11 @@ export const setLeaf = defineRoute({
   conditional: true,
   idempotent: true,
   responses: { 200: { description: "Moved", schema: WriteResult }, ...WRITE_ERRORS },
-  async handle({ params, body, principal, ifMatch, services }) {
-    const result = await moveLeaf(services, principal.userId, params.id, body.leafId, ifMatch);
-    return { body: result, revision: result.revision };
+  handle({ params, body, principal, ifMatch, idempotency, services }) {
+    return moveLeaf(services, principal.userId, params.id, body.leafId, ifMatch, {
+      reply: ({ result }) => ({ body: result, revision: result.revision }),
+      idempotency,
+    });
   },
 });
 
@@ -58,11 +70,16 @@ export const branchSession = defineRoute({
   conditional: true,
   idempotent: true,
   responses: { 200: { description: "Branched", schema: AppendResult }, ...WRITE_ERRORS },
-  async handle({ params, body, principal, ifMatch, services }) {
+  handle({ params, body, principal, ifMatch, idempotency, services }) {
     const owner = principal.userId;
     if (body.summary === undefined) {
-      const moved = await moveLeaf(services, owner, params.id, body.fromId, ifMatch);
-      return { body: { ...moved, appended: [], skipped: [] }, revision: moved.revision };
+      return moveLeaf(services, owner, params.id, body.fromId, ifMatch, {
+        reply: ({ result }) => ({
+          body: { ...result, appended: [], skipped: [] },
+          revision: result.revision,
+        }),
+        idempotency,
+      });
     }
     const draft = {
       type: "branch_summary",
@@ -72,8 +89,14 @@ export const branchSession = defineRoute({
       ...(body.details === undefined ? {} : { details: body.details }),
     };
     // The draft names its parent, so only a client If-Match guards it: branching needs no leaf read.
-    const result = await appendDrafts(services, owner, params.id, [draft], { ifMatch });
-    return { body: result, revision: result.revision };
+    return appendDrafts(
+      services,
+      owner,
+      params.id,
+      [draft],
+      { ifMatch },
+      { reply: appendReply, idempotency },
+    );
   },
 });
 
@@ -103,14 +126,20 @@ export const setLabel = defineRoute({
   conditional: true,
   idempotent: true,
   responses: { 200: { description: "Labelled", schema: AppendResult }, ...WRITE_ERRORS },
-  async handle({ params, body, principal, ifMatch, services }) {
+  async handle({ params, body, principal, ifMatch, idempotency, services }) {
     const owner = principal.userId;
     // The target must exist; readBranch answers entry_not_found (404) otherwise.
     await services.store.readBranch(owner, params.id, body.targetId);
     const label = body.label?.trim() || undefined;
     const draft = { type: "label", targetId: body.targetId, label };
-    const result = await appendDrafts(services, owner, params.id, [draft], { ifMatch });
-    return { body: result, revision: result.revision };
+    return appendDrafts(
+      services,
+      owner,
+      params.id,
+      [draft],
+      { ifMatch },
+      { reply: appendReply, idempotency },
+    );
   },
 });
 

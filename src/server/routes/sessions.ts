@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import type { Principal } from "../auth/principal.js";
-import { defineRoute, type Reply } from "../http/route.js";
+import type { SessionSummary as StoreSummary, WriteResult as WriteResultOf } from "../../store/store.js";
+import { defineRoute, type Reply, type RouteRequest } from "../http/route.js";
 import {
   CreateSessionBody,
   ListQuery,
@@ -10,11 +10,16 @@ import {
   SessionSummary,
   WriteResult,
 } from "../schemas.js";
-import type { ServerServices } from "../services.js";
 import { appendDrafts } from "./append.js";
-import { AUTH_ERRORS, publicSummary, SESSION_ERRORS, summaryReply, WRITE_ERRORS } from "./common.js";
-import { auditDeletion } from "./deletions.js";
-import { writeSession } from "./session-write.js";
+import {
+  AUTH_ERRORS,
+  createdReply,
+  publicSummary,
+  SESSION_ERRORS,
+  summaryReply,
+  WRITE_ERRORS,
+} from "./common.js";
+import { recordedWrite, type WriteRecord, writeSession } from "./session-write.js";
 
 const tag = "sessions";
 
@@ -27,13 +32,11 @@ export const createSession = defineRoute({
   body: CreateSessionBody,
   idempotent: true,
   responses: { 201: { description: "Created", schema: SessionSummary }, ...WRITE_ERRORS },
-  async handle({ body, principal, services }) {
-    const summary = await services.store.createSession(principal.userId, {
-      cwd: body.cwd,
-      name: body.name,
-      parentSession: body.parentSession,
-    });
-    return summaryReply(summary, 201);
+  handle({ body, principal, idempotency, services }) {
+    const owner = principal.userId;
+    const init = { cwd: body.cwd, name: body.name, parentSession: body.parentSession };
+    const record = { owner, idempotency, reply: createdReply };
+    return recordedWrite(services, record, (within) => services.store.createSession(owner, init, { within }));
   },
 });
 
@@ -77,30 +80,46 @@ export const renameSession = defineRoute({
   conditional: true,
   idempotent: true,
   responses: { 200: { description: "Renamed", schema: SessionSummary }, ...WRITE_ERRORS },
-  async handle({ params, body, principal, ifMatch, services }) {
+  handle({ params, body, principal, ifMatch, idempotency, services }) {
     const draft = { type: "session_info", name: body.name.trim() };
-    await appendDrafts(services, principal.userId, params.id, [draft], { ifMatch });
-    return summaryReply(await services.store.getSummary(principal.userId, params.id));
+    // The summary this append produced, from inside its transaction: under concurrent writers a
+    // summary read afterwards could carry another write's revision and name.
+    return appendDrafts(
+      services,
+      principal.userId,
+      params.id,
+      [draft],
+      { ifMatch },
+      {
+        reply: ({ summary }) => summaryReply(summary as StoreSummary),
+        idempotency,
+      },
+    );
   },
 });
 
-/** Soft delete or restore: a conditional write (a restore finds its session in the trash), audited. */
-async function moveToOrFromTrash(
-  services: ServerServices,
-  principal: Principal,
-  sessionId: string,
-  ifMatch: number | undefined,
+/**
+ * Soft delete or restore: a conditional write (a restore finds its session in the trash), audited
+ * in its transaction when it changed something.
+ */
+function moveToOrFromTrash(
+  request: RouteRequest<{ id: string }, unknown, unknown>,
   action: "delete" | "restore",
 ): Promise<Reply> {
+  const { params, principal, ifMatch, idempotency, services } = request;
   const owner = principal.userId;
+  const sessionId = params.id;
   const target = { owner, sessionId, ifMatch, includeDeleted: action === "restore" };
-  const result = await writeSession(services, target, (write) =>
+  const record: WriteRecord<WriteResultOf> = {
+    reply: ({ result }) => ({ body: result, revision: result.revision }),
+    idempotency,
+    audit: { principal, action },
+  };
+  return writeSession(services, target, record, (write) =>
     action === "restore"
       ? services.store.restoreSession(owner, sessionId, write)
       : services.store.deleteSession(owner, sessionId, write),
   );
-  await auditDeletion(services, principal, sessionId, action);
-  return { body: result, revision: result.revision };
 }
 
 export const deleteSession = defineRoute({
@@ -112,9 +131,9 @@ export const deleteSession = defineRoute({
   params: SessionParams,
   conditional: true,
   idempotent: true,
+  findsDeleted: true,
   responses: { 200: { description: "Deleted", schema: WriteResult }, ...WRITE_ERRORS },
-  handle: ({ params, principal, ifMatch, services }) =>
-    moveToOrFromTrash(services, principal, params.id, ifMatch, "delete"),
+  handle: (request) => moveToOrFromTrash(request, "delete"),
 });
 
 export const restoreSession = defineRoute({
@@ -126,9 +145,9 @@ export const restoreSession = defineRoute({
   params: SessionParams,
   conditional: true,
   idempotent: true,
+  findsDeleted: true,
   responses: { 200: { description: "Restored", schema: WriteResult }, ...WRITE_ERRORS },
-  handle: ({ params, principal, ifMatch, services }) =>
-    moveToOrFromTrash(services, principal, params.id, ifMatch, "restore"),
+  handle: (request) => moveToOrFromTrash(request, "restore"),
 });
 
 export const purgeSession = defineRoute({
@@ -139,12 +158,20 @@ export const purgeSession = defineRoute({
   tag,
   params: SessionParams,
   responses: { 204: { description: "Purged" }, ...SESSION_ERRORS },
-  async handle({ params, principal, services }) {
+  handle({ params, principal, services }) {
     const owner = principal.userId;
     const target = { owner, sessionId: params.id, ifMatch: undefined };
-    await writeSession(services, target, () => services.store.purgeSession(owner, params.id));
-    await auditDeletion(services, principal, params.id, "purge");
-    return { status: 204, body: null };
+    // In the purge's transaction: its audit row, and the forgetting of every remembered response
+    // about the session (they hold its name, cwd and first message).
+    const record: WriteRecord<null> = {
+      reply: () => ({ status: 204, body: null }),
+      idempotency: undefined,
+      audit: { principal, action: "purge" },
+      forget: true,
+    };
+    return writeSession(services, target, record, ({ within }) =>
+      services.store.purgeSession(owner, params.id, { within }),
+    );
   },
 });
 

@@ -1,7 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { defineRoute } from "../http/route.js";
 import { SessionParams, SessionSummary } from "../schemas.js";
-import { SESSION_ERRORS, summaryReply, WRITE_ERRORS } from "./common.js";
+import { createdReply, SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+import { recordedWrite } from "./session-write.js";
 
 const tag = "transfer";
 const JSONL = "application/x-ndjson";
@@ -33,10 +34,13 @@ export const importSession = defineRoute({
   bodyFormat: "jsonl",
   idempotent: true,
   responses: { 201: { description: "Imported", schema: SessionSummary }, ...WRITE_ERRORS },
-  async handle({ body, principal, services }) {
+  handle({ body, principal, idempotency, services }) {
+    const owner = principal.userId;
+    const record = { owner, idempotency, reply: createdReply };
     // Always a new id: a file's id may be guessable, or someone else's.
-    const summary = await services.store.importJsonl(principal.userId, body, { newId: true });
-    return summaryReply(summary, 201);
+    return recordedWrite(services, record, (within) =>
+      services.store.importJsonl(owner, body, { newId: true, within }),
+    );
   },
 });
 

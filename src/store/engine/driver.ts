@@ -1,5 +1,5 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
-import type { SessionSummary, StoreCapabilities } from "../store.js";
+import type { SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import type { ListQuery } from "./cursor.js";
 import type { DriverStep } from "./step.js";
 
@@ -35,15 +35,24 @@ export interface StoreDriver<S> {
   readSession<T>(key: SessionKey, work: (tx: ReadTx<S>) => DriverStep<T>): DriverStep<T>;
   /** The session's summary in one read (no transaction), deleted or not; null when there is none. */
   findSummary(key: SessionKey): DriverStep<SessionSummary | null>;
-  /** Stores a new session with its first entries, atomically, unless the owner has that id already. */
-  insertSession(session: NewSession): DriverStep<InsertOutcome>;
+  /**
+   * Stores a new session with its first entries, atomically, unless the owner has that id already;
+   * then, when stored, runs `within` in the same transaction (drivers with `capabilities.transactions`).
+   */
+  insertSession(session: NewSession, within?: (sql: TxSql) => DriverStep<void>): DriverStep<InsertOutcome>;
   /**
    * Up to `query.limit + 1` summaries of the owner in list order (newest `modifiedAt` first, then
    * id, both descending, after `query.after`), filtered by state and search (see `selectPage`).
    */
   listSessions(owner: string, query: ListQuery): DriverStep<SessionSummary[]>;
-  /** Purges the sessions of every owner soft-deleted before `cutoff` (ISO 8601), returning them. */
-  purgeDeletedBefore(cutoff: string): DriverStep<PurgedSession[]>;
+  /**
+   * Purges the sessions of every owner soft-deleted before `cutoff` (ISO 8601), returning them;
+   * `within` runs in the same transaction, with what was purged (drivers with `capabilities.transactions`).
+   */
+  purgeDeletedBefore(
+    cutoff: string,
+    within?: (purged: PurgedSession[], sql: TxSql) => DriverStep<void>,
+  ): DriverStep<PurgedSession[]>;
 }
 
 /** Which session a call is about: every session belongs to one owner. */
@@ -71,6 +80,8 @@ export interface ReadTx<S> {
 
 /** The reads and writes of one locked session, inside `writeSession`. */
 export interface WriteTx<S> extends ReadTx<S> {
+  /** The SQL drivers' connection in this transaction, for the caller's work `within` the write. */
+  readonly sql?: TxSql;
   /** The stored entries among `ids` (ids it lacks are absent); `HIDDEN_ID` for an id that is not an entry. */
   entriesByIds(ref: S, ids: readonly string[]): DriverStep<ReadonlyMap<string, StoredId>>;
   hasEntry(ref: S, entryId: string): DriverStep<boolean>;

@@ -7,14 +7,18 @@ import type {
   EntryPage,
   EntryPageOptions,
   ImportOptions,
+  InTransaction,
   ListOptions,
   Page,
+  PurgedSessions,
   ReadOptions,
   SessionStore,
   SessionSummary,
   StoreCapabilities,
   StoredSession,
+  TxSql,
   WriteOptions,
+  WriteOutcome,
   WriteResult,
 } from "../store.js";
 import { applyEntries, buildHeader, initialSummary } from "../summary.js";
@@ -24,8 +28,8 @@ import { parseImport } from "./jsonl-transfer.js";
 import { branchFlow, entryPageFlow, exportFlow, isVisible, loadFlow } from "./read-flows.js";
 import { requireOwner, sessionExists, sessionNotFound } from "./rules.js";
 import { type DriverStep, runFlow, type StoreFlow } from "./step.js";
-import { validateBatch } from "./validate-batch.js";
-import { appendFlow, purgeFlow, setDeletedFlow, setLeafFlow } from "./write-flows.js";
+import { checkHeaderLimits, validateBatch } from "./validate-batch.js";
+import { appendFlow, purgeFlow, setDeletedFlow, setLeafFlow, withinWrite } from "./write-flows.js";
 
 /**
  * `SessionStore` over a `StoreDriver`: every rule of the contract, once. A call checks its
@@ -54,13 +58,22 @@ export class EngineStore<S = unknown> implements SessionStore {
     return this.driver.close();
   }
 
-  async createSession(owner: string, init?: CreateSessionInput): Promise<SessionSummary> {
-    return this.insert(owner, buildHeader(init), [], null);
+  async createSession(
+    owner: string,
+    init?: CreateSessionInput,
+    options?: InTransaction<SessionSummary>,
+  ): Promise<SessionSummary> {
+    return this.insert(owner, buildHeader(init), [], null, options?.within);
   }
 
-  async importJsonl(owner: string, jsonl: string, options?: ImportOptions): Promise<SessionSummary> {
+  async importJsonl(
+    owner: string,
+    jsonl: string,
+    options?: ImportOptions & InTransaction<SessionSummary>,
+  ): Promise<SessionSummary> {
     const imported = parseImport(jsonl, options);
-    return this.insert(owner, imported.header, imported.entries, imported.leafId);
+    checkHeaderLimits(imported.header);
+    return this.insert(owner, imported.header, imported.entries, imported.leafId, options?.within);
   }
 
   async loadSession(owner: string, sessionId: string, options?: ReadOptions): Promise<StoredSession> {
@@ -86,7 +99,7 @@ export class EngineStore<S = unknown> implements SessionStore {
     options: AppendOptions = {},
   ): Promise<AppendResult> {
     const batch = validateBatch(entries);
-    return this.write(owner, sessionId, (tx) => appendFlow(tx, sessionId, batch, options));
+    return this.write(owner, sessionId, (tx) => appendFlow(tx, sessionId, batch, options), options.within);
   }
 
   async setLeaf(
@@ -95,7 +108,7 @@ export class EngineStore<S = unknown> implements SessionStore {
     leafId: string | null,
     options: WriteOptions = {},
   ): Promise<WriteResult> {
-    return this.write(owner, sessionId, (tx) => setLeafFlow(tx, sessionId, leafId, options));
+    return this.write(owner, sessionId, (tx) => setLeafFlow(tx, sessionId, leafId, options), options.within);
   }
 
   async readBranch(owner: string, sessionId: string, leafId?: string | null): Promise<SessionEntry[]> {
@@ -108,19 +121,35 @@ export class EngineStore<S = unknown> implements SessionStore {
   }
 
   async deleteSession(owner: string, sessionId: string, options: WriteOptions = {}): Promise<WriteResult> {
-    return this.write(owner, sessionId, (tx) => setDeletedFlow(tx, sessionId, true, options));
+    const flow = (tx: WriteTx<S>) => setDeletedFlow(tx, sessionId, true, options);
+    return this.write(owner, sessionId, flow, options.within);
   }
 
   async restoreSession(owner: string, sessionId: string, options: WriteOptions = {}): Promise<WriteResult> {
-    return this.write(owner, sessionId, (tx) => setDeletedFlow(tx, sessionId, false, options));
+    const flow = (tx: WriteTx<S>) => setDeletedFlow(tx, sessionId, false, options);
+    return this.write(owner, sessionId, flow, options.within);
   }
 
-  async purgeSession(owner: string, sessionId: string): Promise<void> {
-    return this.write(owner, sessionId, (tx) => purgeFlow(tx, sessionId));
+  async purgeSession(owner: string, sessionId: string, options?: InTransaction<null>): Promise<void> {
+    await this.write(owner, sessionId, (tx) => purgeFlow(tx, sessionId), options?.within);
   }
 
-  async purgeDeletedBefore(cutoff: Date): Promise<Array<{ owner: string; sessionId: string }>> {
-    return this.driver.purgeDeletedBefore(cutoff.toISOString());
+  async purgeDeletedBefore(cutoff: Date, options?: InTransaction<PurgedSessions>): Promise<PurgedSessions> {
+    const within = options?.within;
+    const outcome = (purged: PurgedSessions) => ({
+      result: purged,
+      changed: purged.length > 0,
+      summary: null,
+    });
+    if (!within) return this.driver.purgeDeletedBefore(cutoff.toISOString());
+    if (this.driver.capabilities.transactions) {
+      return this.driver.purgeDeletedBefore(cutoff.toISOString(), (purged, sql) =>
+        within(outcome(purged), sql),
+      );
+    }
+    const purged = await this.driver.purgeDeletedBefore(cutoff.toISOString());
+    await within(outcome(purged), null);
+    return purged;
   }
 
   async exportJsonl(owner: string, sessionId: string): Promise<string> {
@@ -133,11 +162,20 @@ export class EngineStore<S = unknown> implements SessionStore {
     header: SessionHeader,
     entries: SessionEntry[],
     leafId: string | null,
+    within: InTransaction<SessionSummary>["within"],
   ): Promise<SessionSummary> {
     const base = initialSummary(requireOwner(owner), header, nowIso());
     const summary: SessionSummary = { ...base, ...applyEntries(base, entries), leafId };
-    const outcome = await this.driver.insertSession({ header, entries, summary });
+    const created = (): WriteOutcome<SessionSummary> => ({
+      result: { ...summary },
+      changed: true,
+      summary: { ...summary },
+    });
+    const inside =
+      within && this.driver.capabilities.transactions ? (sql: TxSql) => within(created(), sql) : undefined;
+    const outcome = await this.driver.insertSession({ header, entries, summary }, inside);
     if (!outcome.inserted) throw sessionExists(header.id, outcome.existingRevision);
+    if (within && !inside) await within(created(), null);
     return { ...summary };
   }
 
@@ -145,8 +183,15 @@ export class EngineStore<S = unknown> implements SessionStore {
     return this.driver.readSession(keyOf(owner, sessionId), (tx) => runFlow(flow(tx)));
   }
 
-  private write<T>(owner: string, sessionId: string, flow: (tx: WriteTx<S>) => StoreFlow<T>): DriverStep<T> {
-    return this.driver.writeSession(keyOf(owner, sessionId), (tx) => runFlow(flow(tx)));
+  private write<T>(
+    owner: string,
+    sessionId: string,
+    flow: (tx: WriteTx<S>) => StoreFlow<WriteOutcome<T>>,
+    within: InTransaction<T>["within"],
+  ): DriverStep<T> {
+    return this.driver.writeSession(keyOf(owner, sessionId), (tx) =>
+      runFlow(withinWrite(tx, flow(tx), within)),
+    );
   }
 }
 

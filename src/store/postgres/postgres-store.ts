@@ -12,10 +12,11 @@ import { EngineStore } from "../engine/engine-store.js";
 import type { DriverStep } from "../engine/step.js";
 import { runPostgresMigrations } from "../migrations.js";
 import { LIST_START, rowToSummary, type SessionRow } from "../sql/rows.js";
-import type { SessionSummary, StoreCapabilities } from "../store.js";
+import type { SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import { inTransaction, type PgPool } from "./connection.js";
 import type { PostgresStoreOptions } from "./postgres-config.js";
 import { insertSession, PgSessionTx } from "./postgres-tx.js";
+import { PgTxSql } from "./postgres-tx-sql.js";
 import { POSTGRES_SCHEMA } from "./schema.js";
 import { SQL } from "./sql.js";
 
@@ -36,7 +37,7 @@ export class PostgresStore extends EngineStore<SessionRow> {
 
 class PostgresDriver implements StoreDriver<SessionRow> {
   readonly kind = "postgres";
-  readonly capabilities: StoreCapabilities = { persistent: true };
+  readonly capabilities: StoreCapabilities = { persistent: true, transactions: true };
   private readonly options: Readonly<PostgresStoreOptions>;
   private readonly insertChunk: number;
   private pool: PgPool | null = null;
@@ -81,9 +82,9 @@ class PostgresDriver implements StoreDriver<SessionRow> {
     return row ? rowToSummary(row) : null;
   }
 
-  insertSession(session: NewSession): Promise<InsertOutcome> {
+  insertSession(session: NewSession, within?: (sql: TxSql) => DriverStep<void>): Promise<InsertOutcome> {
     return inTransaction(this.connection(), "read committed", (c) =>
-      insertSession(c, session, this.insertChunk),
+      insertSession(c, session, this.insertChunk, within),
     );
   }
 
@@ -94,10 +95,17 @@ class PostgresDriver implements StoreDriver<SessionRow> {
     return (rows as unknown as SessionRow[]).map(rowToSummary);
   }
 
-  async purgeDeletedBefore(cutoff: string): Promise<PurgedSession[]> {
-    // One statement: the rows it deletes are the ones it returns.
-    const { rows } = await this.connection().query(SQL.purgeDeletedBefore, [cutoff]);
-    return rows.map((row) => ({ owner: row.owner as string, sessionId: row.id as string }));
+  purgeDeletedBefore(
+    cutoff: string,
+    within?: (purged: PurgedSession[], sql: TxSql) => DriverStep<void>,
+  ): Promise<PurgedSession[]> {
+    return inTransaction(this.connection(), "read committed", async (c) => {
+      // One statement: the rows it deletes are the ones it returns.
+      const { rows } = await c.query(SQL.purgeDeletedBefore, [cutoff]);
+      const purged = rows.map((row) => ({ owner: row.owner as string, sessionId: row.id as string }));
+      if (within) await within(purged, new PgTxSql(c));
+      return purged;
+    });
   }
 
   private connection(): PgPool {

@@ -7,10 +7,12 @@ import type {
   StoredId,
   WriteTx,
 } from "../engine/driver.js";
+import type { DriverStep } from "../engine/step.js";
 import { entryJson } from "../engine/validate-batch.js";
 import { mutableColumns, payloadToEntry, rowHeader, rowToSummary, type SessionRow } from "../sql/rows.js";
-import type { SessionSummary } from "../store.js";
+import type { SessionSummary, TxSql } from "../store.js";
 import type { PgClient } from "./connection.js";
+import { PgTxSql } from "./postgres-tx-sql.js";
 import { SQL } from "./sql.js";
 
 /**
@@ -20,11 +22,15 @@ import { SQL } from "./sql.js";
  * is the one the write will replace.
  */
 export class PgSessionTx implements WriteTx<SessionRow> {
+  readonly sql: TxSql;
+
   constructor(
     private readonly c: PgClient,
     private readonly key: SessionKey,
     private readonly options: { lock: boolean; insertChunk: number },
-  ) {}
+  ) {
+    this.sql = new PgTxSql(c);
+  }
 
   async find(): Promise<FoundSession<SessionRow> | null> {
     const sql = this.options.lock ? SQL.lockSession : SQL.findSession;
@@ -77,6 +83,7 @@ export async function insertSession(
   c: PgClient,
   { header, entries, summary }: NewSession,
   insertChunk: number,
+  within?: (sql: TxSql) => DriverStep<void>,
 ): Promise<InsertOutcome> {
   const fixed = [summary.owner, header.id, summary.cwd, summary.parentSession ?? null, summary.createdAt];
   const params = [...fixed, JSON.stringify(header), ...mutableColumns(summary)];
@@ -86,6 +93,7 @@ export async function insertSession(
     return { inserted: false, existingRevision: Number(taken.rows[0]?.revision ?? 0) };
   }
   await insertEntries(c, pk, 0, entries, insertChunk);
+  if (within) await within(new PgTxSql(c));
   return { inserted: true };
 }
 

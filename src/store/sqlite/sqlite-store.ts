@@ -13,12 +13,13 @@ import { EngineStore } from "../engine/engine-store.js";
 import { type DriverStep, syncValue } from "../engine/step.js";
 import { runSqliteMigrations } from "../migrations.js";
 import { LIST_START, rowToSummary, type SessionRow } from "../sql/rows.js";
-import type { SessionSummary, StoreCapabilities } from "../store.js";
+import type { InTransaction, PurgedSessions, SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import { GroupCommit } from "./group-commit.js";
 import { SQLITE_SCHEMA } from "./schema.js";
 import { SQL } from "./sql.js";
 import type { SqliteDatabase, SqliteStoreOptions } from "./sqlite-config.js";
 import { findRow, insertSession, purgeRow, SqliteSessionTx } from "./sqlite-tx.js";
+import { SqliteTxSql } from "./sqlite-tx-sql.js";
 import { Statements } from "./statements.js";
 
 /**
@@ -31,16 +32,39 @@ import { Statements } from "./statements.js";
  * await store.init();
  */
 export class SqliteStore extends EngineStore<SessionRow> {
+  private readonly sqlite: SqliteDriver;
+
   constructor(options: SqliteStoreOptions = {}) {
-    super(new SqliteDriver(options));
+    const driver = new SqliteDriver(options);
+    super(driver);
+    this.sqlite = driver;
+  }
+
+  override async purgeSession(
+    owner: string,
+    sessionId: string,
+    options?: InTransaction<null>,
+  ): Promise<void> {
+    await super.purgeSession(owner, sessionId, options);
+    this.sqlite.forgetPurged();
+  }
+
+  override async purgeDeletedBefore(
+    cutoff: Date,
+    options?: InTransaction<PurgedSessions>,
+  ): Promise<PurgedSessions> {
+    const purged = await super.purgeDeletedBefore(cutoff, options);
+    if (purged.length > 0) this.sqlite.forgetPurged();
+    return purged;
   }
 }
 
 class SqliteDriver implements StoreDriver<SessionRow> {
   readonly kind = "sqlite";
-  readonly capabilities: StoreCapabilities = { persistent: true };
+  readonly capabilities: StoreCapabilities = { persistent: true, transactions: true };
   private readonly options: Readonly<SqliteStoreOptions>;
   private q: Statements | null = null;
+  private sql: SqliteTxSql | null = null;
   private readonly writes = new GroupCommit(() => this.statements().db);
 
   constructor(options: SqliteStoreOptions) {
@@ -53,21 +77,26 @@ class SqliteDriver implements StoreDriver<SessionRow> {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
+    // A purge must leave nothing to find: deleted rows are overwritten with zeros, not left in
+    // free pages (the WAL is truncated after each purge, see \`forgetPurged\`).
+    db.pragma("secure_delete = ON");
     // PRAGMA takes no parameters; the value is checked to be an integer, so only digits reach the SQL.
     db.pragma(`busy_timeout = ${busyTimeout(this.options.busyTimeoutMs)}`);
     runSqliteMigrations(db, SQLITE_SCHEMA);
     this.q = new Statements(db);
+    this.sql = new SqliteTxSql(this.q);
   }
 
   async close(): Promise<void> {
     const db = this.q?.db;
     this.q = null;
+    this.sql = null;
     // A database handed in by the caller is the caller's to close.
     if (db && !this.options.database) db.close();
   }
 
   writeSession<T>(key: SessionKey, work: (tx: WriteTx<SessionRow>) => DriverStep<T>): Promise<T> {
-    return this.writes.run(() => syncValue(work(new SqliteSessionTx(this.statements(), key)), this.kind));
+    return this.writes.run(() => syncValue(work(this.tx(key)), this.kind));
   }
 
   readSession<T>(key: SessionKey, work: (tx: ReadTx<SessionRow>) => DriverStep<T>): T {
@@ -75,7 +104,7 @@ class SqliteDriver implements StoreDriver<SessionRow> {
     // Several reads as one snapshot: a deferred transaction.
     q.db.exec("BEGIN");
     try {
-      return syncValue(work(new SqliteSessionTx(q, key)), this.kind);
+      return syncValue(work(this.tx(key)), this.kind);
     } finally {
       q.db.exec("COMMIT");
     }
@@ -86,8 +115,8 @@ class SqliteDriver implements StoreDriver<SessionRow> {
     return row ? rowToSummary(row) : null;
   }
 
-  insertSession(session: NewSession): Promise<InsertOutcome> {
-    return this.writes.run(() => insertSession(this.statements(), session));
+  insertSession(session: NewSession, within?: (sql: TxSql) => DriverStep<void>): Promise<InsertOutcome> {
+    return this.writes.run(() => insertSession(this.statements(), session, this.txSql(), within));
   }
 
   listSessions(owner: string, query: ListQuery): SessionSummary[] {
@@ -103,13 +132,36 @@ class SqliteDriver implements StoreDriver<SessionRow> {
     return rows.map(rowToSummary);
   }
 
-  purgeDeletedBefore(cutoff: string): Promise<PurgedSession[]> {
+  purgeDeletedBefore(
+    cutoff: string,
+    within?: (purged: PurgedSession[], sql: TxSql) => DriverStep<void>,
+  ): Promise<PurgedSession[]> {
     return this.writes.run(() => {
       const q = this.statements();
       const rows = q.all<SessionRow>(SQL.deletedBefore, cutoff);
       for (const row of rows) purgeRow(q, row.pk);
-      return rows.map((row) => ({ owner: row.owner, sessionId: row.id }));
+      const purged = rows.map((row) => ({ owner: row.owner, sessionId: row.id }));
+      if (within) syncValue(within(purged, this.txSql()), this.kind);
+      return purged;
     });
+  }
+
+  /**
+   * After a purge: copies the WAL into the database and truncates it, so the purged rows' old
+   * page images do not linger there (secure_delete has zeroed them in the database). Best effort:
+   * a reader holding an old snapshot keeps the frames it needs until the next purge.
+   */
+  forgetPurged(): void {
+    this.q?.db.pragma("wal_checkpoint(TRUNCATE)");
+  }
+
+  private tx(key: SessionKey): SqliteSessionTx {
+    return new SqliteSessionTx(this.statements(), key, this.txSql());
+  }
+
+  private txSql(): SqliteTxSql {
+    if (!this.sql) throw new Error("SqliteStore: call init() first");
+    return this.sql;
   }
 
   private statements(): Statements {

@@ -7,9 +7,10 @@ import type {
   StoredId,
   WriteTx,
 } from "../engine/driver.js";
+import { type DriverStep, syncValue } from "../engine/step.js";
 import { entryJson } from "../engine/validate-batch.js";
 import { mutableColumns, payloadToEntry, rowHeader, rowToSummary, type SessionRow } from "../sql/rows.js";
-import type { SessionSummary } from "../store.js";
+import type { SessionSummary, TxSql } from "../store.js";
 import { SQL } from "./sql.js";
 import type { Statements } from "./statements.js";
 
@@ -22,6 +23,8 @@ export class SqliteSessionTx implements WriteTx<SessionRow> {
   constructor(
     private readonly q: Statements,
     private readonly key: SessionKey,
+    /** The same connection for the caller's work inside the write (see `InTransaction`). */
+    readonly sql: TxSql,
   ) {}
 
   find(): FoundSession<SessionRow> | null {
@@ -69,12 +72,18 @@ export function findRow(q: Statements, key: SessionKey): SessionRow | undefined 
 }
 
 /** A new session's row and entries; inside a write transaction. */
-export function insertSession(q: Statements, { header, entries, summary }: NewSession): InsertOutcome {
+export function insertSession(
+  q: Statements,
+  { header, entries, summary }: NewSession,
+  sql: TxSql,
+  within?: (sql: TxSql) => DriverStep<void>,
+): InsertOutcome {
   const taken = findRow(q, { owner: summary.owner, sessionId: header.id });
   if (taken) return { inserted: false, existingRevision: Number(taken.revision) };
   const fixed = [summary.owner, header.id, summary.cwd, summary.parentSession ?? null, summary.createdAt];
   const inserted = q.get(SQL.insertSession, ...fixed, JSON.stringify(header), ...mutableColumns(summary));
   insertEntries(q, (inserted as { pk: number }).pk, 0, entries);
+  if (within) syncValue(within(sql), "sqlite");
   return { inserted: true };
 }
 

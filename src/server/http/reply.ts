@@ -1,0 +1,25 @@
+import type { StoredResponse } from "../db/service-db.js";
+import { formatEtag } from "./etag.js";
+import type { Reply } from "./route.js";
+
+/** A route's reply as it is sent, and remembered under an Idempotency-Key. */
+export function serializeReply(reply: Reply): StoredResponse {
+  const contentType = reply.contentType ?? "application/json";
+  const body = typeof reply.body === "string" && reply.contentType ? reply.body : JSON.stringify(reply.body);
+  const etag = reply.revision === undefined ? null : formatEtag(reply.revision);
+  return { status: reply.status ?? 200, body, contentType, etag };
+}
+
+/**
+ * Headers go in with the constructor, as a plain object: @hono/node-server's lightweight Response
+ * then writes them straight to the socket instead of building a full web Response.
+ */
+export function toHttpResponse(stored: StoredResponse, extra: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = { "content-type": stored.contentType, ...extra };
+  if (stored.etag) headers.etag = stored.etag;
+  return new Response(stored.status === 204 ? null : stored.body, { status: stored.status, headers });
+}
+
+export function replyResponse(reply: Reply): Response {
+  return toHttpResponse(serializeReply(reply), reply.headers);
+}
