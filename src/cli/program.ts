@@ -2,6 +2,7 @@ import { Command } from "commander";
 import type { Cli } from "./command-context.js";
 import * as chat from "./commands/chat.js";
 import * as checkout from "./commands/checkout.js";
+import * as diff from "./commands/diff.js";
 import * as exportCommand from "./commands/export.js";
 import * as fork from "./commands/fork.js";
 import * as fsck from "./commands/fsck.js";
@@ -14,6 +15,7 @@ import * as name from "./commands/name.js";
 import * as repair from "./commands/repair.js";
 import * as serve from "./commands/serve.js";
 import * as show from "./commands/show.js";
+import * as stats from "./commands/stats.js";
 import * as tree from "./commands/tree.js";
 import * as view from "./commands/view.js";
 
@@ -42,6 +44,8 @@ export function buildProgram(cli: Cli): Command {
     ls,
     tree,
     show,
+    stats,
+    diff,
     checkout,
     label,
     name,

@@ -1,0 +1,244 @@
+/** How `stats` reads for people: a block of totals, then branches, models, tools or grouped rows. */
+import type {
+  AbandonedBranch,
+  RootStats,
+  SessionStats,
+  StatsGroup,
+  StatsSummary,
+  Tally,
+  UsageTally,
+} from "../../format/stats.js";
+import { type Colors, oneLine } from "../io.js";
+
+const LABEL_WIDTH = 10;
+
+export function int(n: number): string {
+  return Math.round(n).toLocaleString("en-US");
+}
+
+/** Dollars with cents; below a cent, enough digits to not read as zero. */
+export function dollars(n: number): string {
+  return n > 0 && n < 0.01 ? `$${n.toPrecision(2)}` : `$${n.toFixed(2)}`;
+}
+
+export function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
+  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m ${String(s).padStart(2, "0")}s`;
+  return `${s}s`;
+}
+
+function minutes(ms: number): string {
+  return `${Number((ms / 60_000).toFixed(2))} min`;
+}
+
+function percent(ratio: number | null): string {
+  return ratio === null ? "–" : `${(ratio * 100).toFixed(1)}%`;
+}
+
+/** A local date and time, minutes precision: what people read times in. */
+export function localTime(iso: string | null): string {
+  if (iso === null) return "?";
+  const d = new Date(iso);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+/** Whether any message of the tally has a cost, or it has none at all (then $0.00 is true). */
+function isPriced(tally: UsageTally): boolean {
+  return tally.assistantMessages === 0 || tally.assistantMessages > tally.usageUnknown + tally.costUnknown;
+}
+
+/** The cost of a tally, or "cost unknown" when no message in it has one. */
+function cost(tally: UsageTally): string {
+  return isPriced(tally) ? dollars(tally.cost.total) : "cost unknown";
+}
+
+function line(c: Colors, label: string, text: string): string {
+  return `${c.dim(label.padEnd(LABEL_WIDTH))} ${text}`;
+}
+
+/** The totals every view starts with: entries, time, tokens, cost, what is unknown, path vs abandoned. */
+export function summaryLines(
+  c: Colors,
+  s: StatsSummary,
+  more: { branchCount?: number; sessions?: number } = {},
+): string[] {
+  const t = s.total;
+  const { branchCount, sessions = 1 } = more;
+  const wall = `wall ${duration(s.time.wallMs)}${sessions > 1 ? " (each session's, summed)" : ""}`;
+  const lines = [
+    line(
+      c,
+      "entries",
+      `${int(s.entries)} (${int(s.leafPath.entries)} on the leaf's path, ${int(s.abandoned.entries)} abandoned)`,
+    ),
+    line(
+      c,
+      "time",
+      `${localTime(s.time.first)} → ${localTime(s.time.last)} · ${wall} · ` +
+        `active ${duration(s.time.activeMs)} (gaps over ${minutes(s.time.idleGapMs)} left out as idle)`,
+    ),
+    line(
+      c,
+      "tokens",
+      `${c.bold(int(t.tokens.total))} · input ${int(t.tokens.input)} · output ${int(t.tokens.output)} · ` +
+        `cache read ${int(t.tokens.cacheRead)} · cache write ${int(t.tokens.cacheWrite)}`,
+    ),
+    line(
+      c,
+      "cost",
+      isPriced(t)
+        ? `${c.bold(dollars(t.cost.total))} (input ${dollars(t.cost.input)} · output ${dollars(t.cost.output)} · ` +
+            `cache read ${dollars(t.cost.cacheRead)} · cache write ${dollars(t.cost.cacheWrite)})`
+        : "unknown",
+    ),
+    ...unknownNotes(c, t),
+    line(
+      c,
+      "leaf path",
+      `${int(s.leafPath.entries)} entries · ${int(s.leafPath.tokens.total)} tokens · ${cost(s.leafPath)}`,
+    ),
+    line(
+      c,
+      "abandoned",
+      `${int(s.abandoned.entries)} entries (${percent(s.abandonedShare.entries)}) · ` +
+        `${int(s.abandoned.tokens.total)} tokens (${percent(s.abandonedShare.tokens)}) · ${cost(s.abandoned)}` +
+        (branchCount === undefined ? "" : ` in ${branchCount} branch${branchCount === 1 ? "" : "es"}`) +
+        c.dim(" — what rewinds cost"),
+    ),
+  ];
+  if (s.time.undatedEntries > 0)
+    lines.push(line(c, "note", c.yellow(`${int(s.time.undatedEntries)} entries have no readable time`)));
+  return lines;
+}
+
+/** "usage unknown for N assistant messages": the totals leave them out, they are not zeros. */
+function unknownNotes(c: Colors, t: UsageTally): string[] {
+  const notes: string[] = [];
+  if (t.usageUnknown > 0)
+    notes.push(
+      `usage unknown for ${int(t.usageUnknown)} of ${int(t.assistantMessages)} assistant messages (not in the totals)`,
+    );
+  const costless = t.costUnknown + t.usageUnknown;
+  if (t.costUnknown > 0)
+    notes.push(`cost unknown for ${int(costless)} of ${int(t.assistantMessages)} assistant messages`);
+  return notes.map((note) => line(c, "note", c.yellow(note)));
+}
+
+const BRANCHES_SHOWN = 10;
+
+/** One session: the totals, its abandoned branches, its models and tools. */
+export function sessionLines(c: Colors, s: SessionStats, width: number): string[] {
+  const lines = summaryLines(c, s, { branchCount: s.abandonedBranches.length });
+  if (s.abandonedBranches.length > 0) {
+    lines.push(c.bold("abandoned branches"));
+    lines.push(...table(branchRows(s.abandonedBranches.slice(0, BRANCHES_SHOWN)), width));
+    if (s.abandonedBranches.length > BRANCHES_SHOWN)
+      lines.push(c.dim(`  … ${s.abandonedBranches.length - BRANCHES_SHOWN} more (--json lists them all)`));
+  }
+  return [...lines, ...modelAndToolLines(c, s, width)];
+}
+
+function branchRows(branches: readonly AbandonedBranch[]): string[][] {
+  return [
+    ["FIRST", "FROM", "ENTRIES", "TOKENS", "COST", "STARTS WITH"],
+    ...branches.map((b) => [
+      b.firstId,
+      b.forkedFrom ?? "(root)",
+      int(b.tally.entries),
+      int(b.tally.tokens.total),
+      cost(b.tally),
+      `${b.tag} ${b.text}`,
+    ]),
+  ];
+}
+
+export function modelAndToolLines(c: Colors, s: StatsSummary, width: number): string[] {
+  const lines: string[] = [];
+  if (s.models.length > 0) {
+    lines.push(c.bold("models"));
+    const rows = s.models.map((m) => [m.model, int(m.assistantMessages), int(m.tokens.total), cost(m)]);
+    lines.push(...table([["MODEL", "REPLIES", "TOKENS", "COST"], ...rows], width));
+  }
+  if (s.tools.length > 0) {
+    lines.push(c.bold("tools"));
+    const rows = s.tools.map((t) => [t.name, int(t.calls), int(t.results), int(t.errors)]);
+    lines.push(...table([["TOOL", "CALLS", "RESULTS", "ERRORS"], ...rows], width));
+  }
+  return lines;
+}
+
+/** Many sessions: the totals, the grouped rows, then models and tools. */
+export function rootLines(c: Colors, s: RootStats, width: number): string[] {
+  const lines = [...summaryLines(c, s, { sessions: s.sessions }), c.bold(`by ${s.by}`)];
+  const head = s.by === "session" ? ["SESSION", "LAST"] : [s.by.toUpperCase(), "SESSIONS"];
+  const shortIds = shortestPrefixes(s.groups.map((g) => g.key));
+  const rows = s.groups.map((g) => [
+    ...(s.by === "session" ? [shortIds.get(g.key) ?? g.key, localTime(g.last)] : [g.key, int(g.sessions)]),
+    ...tallyCells(g.total),
+    percent(g.total.tokens.total > 0 ? g.abandoned.tokens.total / g.total.tokens.total : null),
+    ...(s.by === "session" ? [groupName(g)] : []),
+  ]);
+  const columns = [...head, "ENTRIES", "TOKENS", "COST", "ACTIVE", "TOOLS", "ERRORS", "ABANDONED"];
+  lines.push(...table([s.by === "session" ? [...columns, "NAME"] : columns, ...rows], width));
+  return [...lines, ...modelAndToolLines(c, s, width)];
+}
+
+/** Each id cut to the shortest prefix (8 characters at least) that no other id of the list shares. */
+function shortestPrefixes(ids: readonly string[]): Map<string, string> {
+  const sorted = [...new Set(ids)].sort();
+  const common = (a: string, b: string | undefined) => {
+    let n = 0;
+    while (b !== undefined && n < a.length && a[n] === b[n]) n++;
+    return n;
+  };
+  return new Map(
+    sorted.map((id, i) => {
+      const shared = Math.max(common(id, sorted[i - 1]), common(id, sorted[i + 1]));
+      return [id, id.slice(0, Math.max(8, shared + 1))];
+    }),
+  );
+}
+
+function tallyCells(t: Tally): string[] {
+  return [
+    int(t.entries),
+    int(t.tokens.total),
+    cost(t),
+    duration(t.activeMs),
+    int(t.toolCalls),
+    int(t.toolErrors),
+  ];
+}
+
+function groupName(g: StatsGroup): string {
+  return g.name ?? "";
+}
+
+/** A cell that reads as a number (counts, dollars, percentages, durations): right-aligned. */
+const NUMERIC = /^(?:[-–$\d.,%]+|\d+[hms](?: \d+[ms])?)$/;
+
+/**
+ * Rows under a header row, columns padded to their widest cell; a column whose every cell is a
+ * number is right-aligned. The last column, when it is text, is cut to what is left of the width.
+ */
+function table(rows: readonly string[][], width: number): string[] {
+  const [header, ...body] = rows;
+  if (!header) return [];
+  const widths = header.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+  const numeric = header.map((_, i) => body.length > 0 && body.every((row) => NUMERIC.test(row[i] ?? "")));
+  const last = header.length - 1;
+  return rows.map((row) => {
+    const cells = row.map((cell, i) => {
+      if (numeric[i]) return cell.padStart(widths[i] ?? 0);
+      return i === last ? cell : cell.padEnd(widths[i] ?? 0);
+    });
+    const head = `  ${cells.slice(0, last).join("  ")}  `;
+    const end = numeric[last]
+      ? (cells[last] ?? "")
+      : oneLine(cells[last] ?? "", Math.max(10, width - head.length));
+    return `${head}${end}`.trimEnd();
+  });
+}
