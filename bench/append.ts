@@ -118,9 +118,37 @@ export function measurePlainAppends(source: string, count: number, runs: number)
       unit: "entries/s",
       ours: rate(times.normal),
       pi: rate(times.pi),
+      target: 1.2,
       note: "the lock and the catch-up check pi does without; pi's appends are not safe with a second writer",
     },
   ];
+}
+
+/** `appendMessage` on managers kept in memory (no file): building and indexing entries only. */
+export function measureMemoryAppends(count: number, runs: number): Row {
+  const times = { pi: [] as number[], ours: [] as number[] };
+  for (let r = 0; r <= runs; r++) {
+    const pi = PiSessionManager.inMemory("/bench");
+    const piMs = timeOnce(() => {
+      for (let i = 0; i < count; i++) pi.appendMessage(message(i) as never);
+    });
+    const ours = SessionManager.inMemory("/bench");
+    const oursMs = timeOnce(() => {
+      for (let i = 0; i < count; i++) ours.appendMessage(message(i));
+    });
+    if (r === 0) continue; // warm-up
+    times.pi.push(piMs);
+    times.ours.push(oursMs);
+  }
+  const rate = (ms: number[]) => count / (median(ms) / 1000);
+  return {
+    group: "append",
+    what: `in-memory appendMessage ×${count.toLocaleString("en-US")} (SessionManager.inMemory)`,
+    unit: "entries/s",
+    ours: rate(times.ours),
+    pi: rate(times.pi),
+    target: 1,
+  };
 }
 
 /** Durable appends: one fsync each, group commit with concurrent writers, and batched writes. */

@@ -69,9 +69,11 @@ export function targetSummary(rows: readonly Row[], appendCeiling: number): stri
     });
   const memory = rows.filter((row) => row.unit === "MiB");
   if (memory.length > 0) {
-    const met = memory.every((row) => row.ours < (row.pi as number)) ? "✅" : "❌";
-    const figures = memory.map((row) => `${row.what} ${row.ours.toFixed(0)} MiB`).join(", ");
-    lines.push(`- ${met} lower peak memory than pi (${(memory[0]?.pi ?? 0).toFixed(0)} MiB): ${figures}`);
+    const met = memory.every((row) => row.pi === null || row.ours < row.pi) ? "✅" : "❌";
+    const figures = memory
+      .map((row) => `${row.what} ${row.ours.toFixed(0)} MiB (pi ${row.pi?.toFixed(0) ?? "—"} MiB)`)
+      .join(", ");
+    lines.push(`- ${met} lower peak memory than pi: ${figures}`);
   }
   const grouped = rows.find((row) => row.what.startsWith("group commit"));
   if (grouped) {

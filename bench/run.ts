@@ -6,7 +6,14 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeCeiling, fsyncRate, measureDurableAppends, measurePlainAppends } from "./append.js";
+import {
+  encodeCeiling,
+  fsyncRate,
+  measureDurableAppends,
+  measureMemoryAppends,
+  measurePlainAppends,
+} from "./append.js";
+import { measureColdWholeReads } from "./cold.js";
 import { type GeneratedSession, generateSession } from "./generate.js";
 import { generateFolder, measureListing } from "./listing.js";
 import { baselineRss, measureMemory } from "./memory.js";
@@ -14,19 +21,41 @@ import { measureDeepChain, measureOpen, measureResumeAndAppend, measureTreeOps }
 import { parseReference } from "./reference.js";
 import { consoleTable, environment, markdownTable, targetSummary } from "./report.js";
 import type { Row } from "./results.js";
+import { measureScale, type ScaleRow, scaleTable } from "./scale.js";
 import { mb } from "./stats.js";
 
 const quick = process.argv.includes("--quick");
 const keep = process.argv.includes("--keep");
 const config = quick
-  ? { sizes: [1_000, 10_000], runs: 3, bigRuns: 3, depth: 20_000, listCount: 200, memoryRuns: 1 }
-  : { sizes: [1_000, 10_000, 100_000], runs: 7, bigRuns: 3, depth: 200_000, listCount: 2_000, memoryRuns: 1 };
+  ? {
+      sizes: [1_000, 10_000],
+      runs: 3,
+      bigRuns: 3,
+      depth: 20_000,
+      listCount: 200,
+      memoryRuns: 1,
+      coldRuns: 1,
+      scale: [1_000, 10_000],
+    }
+  : {
+      sizes: [1_000, 10_000, 100_000],
+      runs: 7,
+      bigRuns: 3,
+      depth: 200_000,
+      listCount: 2_000,
+      memoryRuns: 1,
+      coldRuns: 3,
+      scale: [1_000, 10_000, 100_000, 1_000_000],
+    };
+const wholeReadTarget = 1.3;
 
 const started = Date.now();
 const root = mkdtempSync(join(tmpdir(), "sessiontree-bench-"));
 const rows: Row[] = [];
 const notes: string[] = [];
 let ceiling = 0;
+let scaleRows: ScaleRow[] = [];
+const extraTargets: string[] = [];
 
 function log(message: string): void {
   process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
@@ -86,6 +115,14 @@ try {
     const floor = (open.bytes / reference.bytes) * reference.parseMs;
     row.physical = `${(row.ours / floor).toFixed(2)}× JSON.parse of the whole file (pi: ${(open.times.pi / floor).toFixed(2)}×)`;
   }
+  const largestRead = openTimes[openTimes.length - 1];
+  if (largestRead) {
+    const floor = (largestRead.bytes / reference.bytes) * reference.parseMs;
+    const share = largestRead.times.full / floor;
+    extraTargets.push(
+      `- ${share <= wholeReadTarget ? "✅" : "❌"} full read of every line (${largestRead.label}): ${share.toFixed(2)}× JSON.parse of the same bytes (target ≤ ${wholeReadTarget}×)`,
+    );
+  }
   log("open, tree operations and memory done");
 
   const chain = generateSession(join(root, "sessions", "deep", "chain.jsonl"), {
@@ -97,6 +134,38 @@ try {
   rows.push(...measureDeepChain(chain, 3));
   log("deep chain done");
 
+  rows.push(
+    ...measureColdWholeReads(
+      {
+        file: chain.path,
+        label: `chain of ${chain.depth.toLocaleString("en-US")}`,
+        op: "open-branch",
+        target: 4,
+      },
+      config.coldRuns,
+    ),
+  );
+  const wide = config.sizes[config.sizes.length - 1] as number;
+  const noCompaction = generateSession(join(root, "sessions", "branchy", `${wide}-no-compaction.jsonl`), {
+    entries: wide,
+    abandonedBranches: 50,
+    compactEvery: 0,
+    seed: wide,
+  });
+  log(`generated ${label(wide, "branchy")} without compaction: ${mb(noCompaction.bytes).toFixed(0)} MiB`);
+  rows.push(
+    ...measureColdWholeReads(
+      {
+        file: noCompaction.path,
+        label: `${label(wide, "branchy")}, no compaction, path ${noCompaction.depth.toLocaleString("en-US")}`,
+        op: "open-context",
+        target: 8,
+      },
+      config.coldRuns,
+    ),
+  );
+  log("cold whole reads done");
+
   const appendSource = join(root, "sessions", "branchy", "10000.jsonl");
   const fsyncs = fsyncRate(root, quick ? 100 : 300);
   ceiling = encodeCeiling(quick ? 5_000 : 50_000);
@@ -105,6 +174,7 @@ try {
     `CPU ceiling of appends (build entries with ids and timestamps, encode them as lines; in memory, no I/O): ${Math.round(ceiling).toLocaleString("en-US")} entries/s.`,
   );
   rows.push(...measurePlainAppends(appendSource, quick ? 500 : 2_000, quick ? 3 : 7));
+  rows.push(measureMemoryAppends(quick ? 20_000 : 200_000, quick ? 3 : 5));
   rows.push(
     ...(await measureDurableAppends(
       appendSource,
@@ -122,8 +192,11 @@ try {
   rows.push(...(await measureListing(listDir, config.listCount, quick ? 3 : 5)));
   log("listing done");
 
+  scaleRows = measureScale(root, config.scale, log);
+  log("scale done");
+
   const table = markdownTable(rows);
-  const targets = targetSummary(rows, ceiling);
+  const targets = [...targetSummary(rows, ceiling), ...extraTargets];
   process.stdout.write(`${consoleTable(rows)}\n\n${notes.join("\n")}\n\nTargets:\n${targets.join("\n")}\n`);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   const doc = [
@@ -146,13 +219,21 @@ try {
     "",
     ...notes.map((note) => `- ${note}`),
     "",
-    "## Targets (issue 8)",
+    "## Targets (issues 8 and 14)",
     "",
     ...targets,
     "",
     "## Results",
     "",
     table,
+    "",
+    "## Scale",
+    "",
+    "Linear sessions compacted as pi compacts, each operation in a fresh process (one run each; time from the call, module",
+    "loading excluded; peak memory of the whole process). *index present*: a first open ran before. pi reads a file into one",
+    "string, which Node caps at 512 MB: where pi fails the cell is —.",
+    "",
+    scaleTable(scaleRows),
     "",
     "## How to read it",
     "",

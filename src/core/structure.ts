@@ -18,7 +18,7 @@ const DONE = 2;
  * parent chain is walked once; meeting an entry that is still on the current walk closes a cycle.
  */
 export function analyzeStructure(
-  byId: ReadonlyMap<string, SessionEntry>,
+  entryById: (id: string) => SessionEntry | undefined,
   order: readonly SessionEntry[],
 ): StructureReport {
   const issues: SessionIssue[] = [];
@@ -41,7 +41,7 @@ export function analyzeStructure(
         current = undefined; // reached a root: the walk ended, it did not loop
         break;
       }
-      const parent = byId.get(current.parentId);
+      const parent = entryById(current.parentId);
       if (!parent) {
         danglingParents.add(current.parentId);
         issues.push({

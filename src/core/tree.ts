@@ -13,14 +13,10 @@ import { NotFoundError } from "./errors.js";
 import type { SessionIssue } from "./issues.js";
 import { type StampOptions, stampDraft } from "./stamp.js";
 import { analyzeStructure } from "./structure.js";
+import { ChildLists } from "./tree-children.js";
+import { buildForest, type SessionTreeNode } from "./tree-forest.js";
 
-/** A node of `getTree()`: a defensive copy of the structure, labels resolved. */
-export interface SessionTreeNode {
-  entry: SessionEntry;
-  children: SessionTreeNode[];
-  label?: string;
-  labelTimestamp?: string;
-}
+export type { SessionTreeNode } from "./tree-forest.js";
 
 /** What happened to an entry handed to `load`. */
 export type LoadOutcome = "added" | "duplicate" | "conflict";
@@ -38,9 +34,8 @@ export interface EntryPosition {
  * another writer (pi) appended under one, in which case the marker becomes a normal entry.
  */
 export class SessionTree {
-  private readonly byId = new Map<string, SessionEntry>();
   private readonly order: SessionEntry[] = [];
-  private readonly childrenOf = new Map<string | null, SessionEntry[]>();
+  private readonly children = new ChildLists();
   private readonly hiddenMarkers = new Set<string>();
   private readonly labels = new Map<string, { label: string; timestamp: string }>();
   private readonly loadIssues: SessionIssue[] = [];
@@ -53,6 +48,14 @@ export class SessionTree {
    * 200,000-deep path is a few milliseconds.
    */
   private readonly slotById = new Map<string, number>();
+  /** The entry with this id, hidden markers included. */
+  private readonly byId = {
+    get: (id: string): SessionEntry | undefined => {
+      const slot = this.slotById.get(id);
+      return slot === undefined ? undefined : this.order[slot];
+    },
+    has: (id: string): boolean => this.slotById.has(id),
+  };
   private readonly parentSlot: number[] = [];
   /** Parent ids referenced but not (yet) present: a later arrival may resolve them. */
   private danglingParents = new Set<string>();
@@ -66,7 +69,7 @@ export class SessionTree {
 
   /** Number of entries, hidden leaf markers included. */
   get size(): number {
-    return this.byId.size;
+    return this.order.length;
   }
 
   /**
@@ -78,8 +81,22 @@ export class SessionTree {
   load(entry: SessionEntry, position: EntryPosition = {}, options: { keepLeaf?: boolean } = {}): LoadOutcome {
     const existing = this.byId.get(entry.id);
     if (existing) return this.reportDuplicate(existing, entry, position);
+    return this.loadNew(entry, options.keepLeaf === true);
+  }
+
+  /**
+   * `load` for a reader streaming a file: the position is only made into an object for the
+   * report of a duplicate, so a whole read allocates nothing per entry here.
+   */
+  loadAt(entry: SessionEntry, line: number, offset: number, keepLeaf = false): LoadOutcome {
+    const existing = this.byId.get(entry.id);
+    if (existing) return this.reportDuplicate(existing, entry, { line, offset });
+    return this.loadNew(entry, keepLeaf);
+  }
+
+  private loadNew(entry: SessionEntry, keepLeaf: boolean): LoadOutcome {
     this.index(entry);
-    if (options.keepLeaf) {
+    if (keepLeaf) {
       // Another writer's entries: they join the tree, our position in it stays.
     } else if (this.hiddenMarkers.has(entry.id)) {
       this.leafId = entry.parentId !== null && this.byId.has(entry.parentId) ? entry.parentId : null;
@@ -101,7 +118,7 @@ export class SessionTree {
   /** Re-checks the whole structure: dangling parents and parent cycles. O(n). */
   analyze(): void {
     this.structureStale = false;
-    const result = analyzeStructure(this.byId, this.order);
+    const result = analyzeStructure(this.byId.get, this.order);
     this.structureIssues = result.issues;
     this.cycleCuts = result.cycleCuts;
     this.danglingParents = result.danglingParents;
@@ -211,7 +228,8 @@ export class SessionTree {
 
   /** Direct children of an entry in storage order. O(children). */
   getChildren(parentId: string | null): SessionEntry[] {
-    return this.childrenOf.get(parentId)?.slice() ?? [];
+    const parentSlot = parentId === null ? -1 : (this.slotById.get(parentId) ?? -1);
+    return this.children.slotsOf(parentId, parentSlot).map((slot) => this.order[slot] as SessionEntry);
   }
 
   getLabel(id: string): string | undefined {
@@ -294,29 +312,8 @@ export class SessionTree {
    */
   getTree(): SessionTreeNode[] {
     this.ensureAnalyzed();
-    const nodes = new Map<string, SessionTreeNode>();
-    const roots: SessionTreeNode[] = [];
-    const entries = this.getEntries();
-    for (const entry of entries) {
-      const labelled = this.labels.get(entry.id);
-      nodes.set(entry.id, {
-        entry,
-        children: [],
-        label: labelled?.label,
-        labelTimestamp: labelled?.timestamp,
-      });
-    }
-    for (const entry of entries) {
-      const node = nodes.get(entry.id) as SessionTreeNode;
-      const parent =
-        entry.parentId === null || this.cycleCuts.has(entry.id) ? undefined : nodes.get(entry.parentId);
-      if (parent && entry.parentId !== entry.id) parent.children.push(node);
-      else roots.push(node);
-    }
-    for (const node of nodes.values()) {
-      if (node.children.length > 1) node.children.sort(byTimestamp);
-    }
-    return roots;
+    const { order, parentSlot, hiddenMarkers: hidden, labels } = this;
+    return buildForest({ order, parentSlot, hidden, labels });
   }
 
   private ensureAnalyzed(): void {
@@ -333,29 +330,29 @@ export class SessionTree {
   }
 
   private index(entry: SessionEntry): void {
-    this.byId.set(entry.id, entry);
-    this.slotById.set(entry.id, this.order.length);
+    const slot = this.order.length;
+    const parentId = entry.parentId;
+    this.slotById.set(entry.id, slot);
     this.order.push(entry);
-    this.parentSlot.push(this.parentSlotOf(entry));
-    if (isLeafMarker(entry)) {
-      this.hiddenMarkers.add(entry.id);
-    } else {
-      this.linkChild(entry);
-    }
-    if (entry.parentId !== null && this.hiddenMarkers.has(entry.parentId)) {
+    this.children.addSlot(entry.id);
+    const parentSlot = parentId === null ? -1 : (this.slotById.get(parentId) ?? -1);
+    // Sets are asked only when not empty: most sessions have no cycle and few markers.
+    const cut = this.cycleCuts.size > 0 && this.cycleCuts.has(entry.id);
+    this.parentSlot.push(cut ? -1 : parentSlot);
+    if (isLeafMarker(entry)) this.hiddenMarkers.add(entry.id);
+    else this.children.link(slot, parentId, parentSlot);
+    if (parentId !== null && this.hiddenMarkers.size > 0 && this.hiddenMarkers.has(parentId)) {
       // Someone built on a marker (pi does, since it is pi's leaf): it is history now, show it.
-      const marker = this.byId.get(entry.parentId) as SessionEntry;
-      this.hiddenMarkers.delete(marker.id);
-      this.linkChild(marker);
+      this.hiddenMarkers.delete(parentId);
+      this.linkChild(this.order[parentSlot] as SessionEntry);
     }
     if (entry.type === "label") this.applyLabel(entry as LabelEntry);
     else if (entry.type === "session_info") this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
   }
 
   private linkChild(entry: SessionEntry): void {
-    const siblings = this.childrenOf.get(entry.parentId);
-    if (siblings) siblings.push(entry);
-    else this.childrenOf.set(entry.parentId, [entry]);
+    const parentSlot = entry.parentId === null ? -1 : (this.slotById.get(entry.parentId) ?? -1);
+    this.children.link(this.slotById.get(entry.id) as number, entry.parentId, parentSlot);
   }
 
   private applyLabel(entry: LabelEntry): void {
@@ -376,8 +373,4 @@ export class SessionTree {
     });
     return identical ? "duplicate" : "conflict";
   }
-}
-
-function byTimestamp(a: SessionTreeNode, b: SessionTreeNode): number {
-  return Date.parse(a.entry.timestamp) - Date.parse(b.entry.timestamp);
 }

@@ -3,12 +3,11 @@ import { dirname } from "node:path";
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import { SessionTreeError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
-import type { SessionTree } from "../core/tree.js";
-import type { DecodedSession } from "../format/jsonl/decode.js";
+import { SessionTree } from "../core/tree.js";
 import { encodeLine, encodeLines } from "../format/jsonl/encode.js";
 import { withExclusiveLock } from "./flock.js";
 import { SessionAppender } from "./session-append.js";
-import { readForOpen, SessionContents } from "./session-read.js";
+import { type DecodedIntoTree, readForOpen, SessionContents } from "./session-read.js";
 import { writeAll } from "./write-all.js";
 import { fsyncDir } from "./write-atomic.js";
 
@@ -51,11 +50,12 @@ export class SessionFile {
   private constructor(
     readonly path: string,
     header: SessionHeader,
-    decoded: DecodedSession,
+    decoded: DecodedIntoTree,
+    tree: SessionTree,
     options: SessionFileOptions,
     inode: number,
   ) {
-    this.contents = new SessionContents(path, header, inode, decoded);
+    this.contents = new SessionContents(path, header, inode, decoded, tree);
     this.appender = new SessionAppender(this.contents, options);
     this.migratedFrom = decoded.migratedFrom;
   }
@@ -75,8 +75,8 @@ export class SessionFile {
 
   /** Opens an existing session file. A file that is not a session is an error, and is left alone. */
   static open(path: string, options: SessionFileOptions = {}): SessionFile {
-    const { decoded, inode } = readForOpen(path);
-    return new SessionFile(path, decoded.header, decoded, options, inode);
+    const { decoded, tree, inode } = readForOpen(path);
+    return new SessionFile(path, decoded.header, decoded, tree, options, inode);
   }
 
   /**
@@ -87,16 +87,17 @@ export class SessionFile {
    * unexpected (the file replaced or shrunk) makes it read the whole file, as any writer does.
    */
   static resume(path: string, state: ResumeState, options: SessionFileOptions = {}): SessionFile {
-    const decoded: DecodedSession = {
+    const decoded: DecodedIntoTree = {
       header: state.header,
-      entries: state.entries.map((entry) => ({ entry, line: 0, offset: 0 })),
       issues: [],
       migratedFrom: null,
       tornTail: null,
       completeBytes: state.bytes,
       completeLines: state.lines,
     };
-    const file = new SessionFile(path, state.header, decoded, options, state.inode);
+    const tree = new SessionTree();
+    for (const entry of state.entries) tree.load(entry);
+    const file = new SessionFile(path, state.header, decoded, tree, options, state.inode);
     file.tree.reserveIds(state.hasId);
     if (state.leafId === null) file.tree.resetLeaf();
     else file.tree.branch(state.leafId);

@@ -9,6 +9,9 @@ import { openExisting, readFromFd } from "./read-file.js";
 /** A decoded session file that has a header: one that can be opened. */
 export type DecodedWithHeader = DecodedSession & { header: SessionHeader };
 
+/** What a read into a tree gives besides the tree: the entries are in the tree, not in a list. */
+export type DecodedIntoTree = Omit<DecodedSession, "entries">;
+
 /**
  * What one reader knows of a session file: its header and tree, the problems met reading it, and
  * how far it has read (the end of the last complete line, which is where the next lines start).
@@ -22,22 +25,24 @@ export class SessionContents {
   bytes = 0;
   lines = 0;
 
+  /** `tree` holds the entries of `decoded`, loaded while it was read (`readIntoTree`). */
   constructor(
     readonly path: string,
     public header: SessionHeader,
     public inode: number,
-    decoded: DecodedSession,
+    decoded: DecodedIntoTree,
+    tree: SessionTree,
   ) {
-    this.adopt(decoded, inode);
+    this.adopt(decoded, tree, inode);
   }
 
   /** Reads the open file `fd` again from its start, keeping our place in the conversation if it still exists. */
   reload(fd: number, inode: number): void {
-    const decoded = readFromFd(fd, 0, new SessionDecoder());
-    if (!decoded.header) throw headerError(this.path, decoded);
+    const { decoded, tree } = readIntoTree(fd);
+    if (!decoded.header) throw headerError(this.path, decoded, tree.size);
     const leaf = this.tree.getLeafId();
     this.header = decoded.header;
-    this.adopt(decoded, inode);
+    this.adopt(decoded, tree, inode);
     this.tree.restoreLeaf(leaf);
   }
 
@@ -47,10 +52,11 @@ export class SessionContents {
    * under the lock it is moved aside (and reported then), otherwise its writer may still finish it.
    */
   readAppended(fd: number): void {
-    const decoder = new SessionDecoder({ line: this.lines, offset: this.bytes });
+    const tree = this.tree;
+    const decoder = new SessionDecoder({ line: this.lines, offset: this.bytes }, (entry, line, offset) =>
+      tree.loadAt(entry, line, offset, true),
+    );
     const decoded = readFromFd(fd, this.bytes, decoder);
-    for (const { entry, line, offset } of decoded.entries)
-      this.tree.load(entry, { line, offset }, { keepLeaf: true });
     this.issues.push(...decoded.issues.filter((issue) => issue.code !== "torn_tail"));
     this.bytes = decoded.completeBytes;
     this.lines = decoded.completeLines;
@@ -62,9 +68,7 @@ export class SessionContents {
     this.lines += lines;
   }
 
-  private adopt(decoded: DecodedSession, inode: number): void {
-    const tree = new SessionTree();
-    for (const { entry, line, offset } of decoded.entries) tree.load(entry, { line, offset });
+  private adopt(decoded: DecodedIntoTree, tree: SessionTree, inode: number): void {
     this.tree = tree;
     this.issues = decoded.issues;
     this.bytes = decoded.completeBytes;
@@ -73,14 +77,32 @@ export class SessionContents {
   }
 }
 
-/** Reads a whole session file to open it; a file that is not a session is an error, and is left alone. */
-export function readForOpen(path: string): { decoded: DecodedWithHeader; inode: number } {
+/**
+ * Reads the open file `fd` whole, loading each entry into a new tree as it is decoded: each line
+ * is parsed once and no second list of the entries is kept (`decoded.entries` stays empty).
+ */
+export function readIntoTree(fd: number): { decoded: DecodedIntoTree; tree: SessionTree } {
+  const tree = new SessionTree();
+  const decoder = new SessionDecoder(undefined, (entry, line, offset) => tree.loadAt(entry, line, offset));
+  return { decoded: readFromFd(fd, 0, decoder), tree };
+}
+
+/**
+ * Reads a whole session file to open it, into a tree; a file that is not a session is an error,
+ * and is left alone.
+ */
+export function readForOpen(path: string): {
+  decoded: DecodedIntoTree & { header: SessionHeader };
+  tree: SessionTree;
+  inode: number;
+} {
   const fd = openExisting(path);
-  let decoded: DecodedSession;
+  let decoded: DecodedIntoTree;
+  let tree: SessionTree;
   let inode: number;
   try {
     inode = fstatSync(fd).ino;
-    decoded = readFromFd(fd, 0, new SessionDecoder());
+    ({ decoded, tree } = readIntoTree(fd));
   } catch (error) {
     throw new SessionTreeError("io_error", `Cannot read ${path}: ${(error as Error).message}`, {
       cause: error,
@@ -89,17 +111,17 @@ export function readForOpen(path: string): { decoded: DecodedWithHeader; inode: 
   } finally {
     closeSync(fd);
   }
-  if (!decoded.header) throw headerError(path, decoded);
-  return { decoded: decoded as DecodedWithHeader, inode };
+  if (!decoded.header) throw headerError(path, decoded, tree.size);
+  return { decoded: { ...decoded, header: decoded.header }, tree, inode };
 }
 
 /**
  * Why a file cannot be opened: `not_a_session` when nothing in it is a session (empty, another
  * kind of file), `invalid_header` when it holds a session whose header is damaged or missing.
  */
-function headerError(path: string, decoded: DecodedSession): CorruptSessionError {
+function headerError(path: string, decoded: DecodedIntoTree, entries: number): CorruptSessionError {
   const headerIssue = decoded.issues.find((i) => i.code === "invalid_header" || i.code === "missing_header");
-  if (decoded.entries.length === 0 && !firstLineClaimsSession(path)) {
+  if (entries === 0 && !firstLineClaimsSession(path)) {
     const what = headerIssue ? "holds no session" : "is empty";
     return new CorruptSessionError("not_a_session", `${path} ${what}: not a session file`, {
       details: { path },

@@ -67,16 +67,42 @@ export function openPathOnly(sessionPath: string): PathOnlySession {
  * readable header, an index that does not hold even when rebuilt), so the caller reads the whole
  * file its own way.
  */
-export function resumeThroughIndex(sessionPath: string): PathOnlySession | null {
-  return readThroughIndex(sessionPath, resumeFrom);
+export function resumeThroughIndex(sessionPath: string, options: ResumeOptions = {}): PathOnlySession | null {
+  try {
+    return readThroughIndex(sessionPath, (reader, state) => resumeFrom(reader, state, options));
+  } catch (error) {
+    if (error instanceof WholeReadIsCheaper) return null;
+    throw error;
+  }
 }
 
-function resumeFrom(reader: IndexedReader, state: IndexState): PathOnlySession | null {
+export interface ResumeOptions {
+  /**
+   * Give up (null) when the lines the context needs hold more than this share of the file's
+   * bytes: a caller that will want the whole tree anyway (the session manager) then reads the
+   * file once, whole, instead of most of it line by line now and all of it again later.
+   */
+  wholeAboveShare?: number;
+}
+
+/** Thrown out of a read through the index when reading the file whole is the better deal. */
+class WholeReadIsCheaper extends Error {}
+
+function resumeFrom(
+  reader: IndexedReader,
+  state: IndexState,
+  options: ResumeOptions,
+): PathOnlySession | null {
   const index = reader.index;
   const header = reader.header();
   const path = pathToLeaf(index);
   if (header === null || path === null) return null;
   const wanted = linesForContext(index, path, reader);
+  if (wanted !== null && options.wholeAboveShare !== undefined) {
+    let bytes = 0;
+    for (const n of wanted) bytes += index.lengths[n] as number;
+    if (bytes > options.wholeAboveShare * index.indexedBytes) throw new WholeReadIsCheaper();
+  }
   const entries = wanted === null ? null : reader.entries(wanted);
   if (entries === null) return null;
   const result = {

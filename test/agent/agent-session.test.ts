@@ -313,8 +313,13 @@ describe("the kept context equals a fresh projection, after appends, a compactio
   });
 
   test("sessiontree's SessionManager over a large file resumed through its index", async () => {
+    // The big message sits on an abandoned branch: the leaf's context needs a small share of the
+    // file, so the manager reads only those lines through the index (not the whole file).
     const writer = SessionManager.create("/tmp/project", dir);
+    const first = writer.appendMessage(userMessage("before the branch"));
     writer.appendMessage(userMessage("x ".repeat(600_000)));
+    writer.branch(first);
+    writer.appendMessage(userMessage("the kept branch"));
     writer.close();
     const manager = SessionManager.open(writer.getSessionFile() as string, dir);
     const resumed = () => (manager as unknown as { backing: unknown }).backing instanceof IndexedBacking;

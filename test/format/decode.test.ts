@@ -62,6 +62,54 @@ describe("decodeSession", () => {
     assert.equal(decoded.entries.length, 1);
   });
 
+  test("ASCII and non-ASCII lines decode alike; a byte order mark is dropped; a bad byte anywhere is reported", () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const ascii = entry("a", null, "plain ascii");
+    const accented = entry("b", "a", "héllo ✓ — ünïcode");
+    const last = entry("c", "b");
+    // A valid multi-byte prefix does not make a later invalid byte pass.
+    const badAfterGood = Buffer.concat([
+      Buffer.from('{"text":"✓'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}\n'),
+    ]);
+    const decoded = decodeSession(
+      Buffer.concat([
+        bom,
+        Buffer.from(lines(header, ascii, accented)),
+        badAfterGood,
+        bom,
+        Buffer.from(lines(last)),
+      ]),
+    );
+    assert.equal(decoded.header?.id, "s1");
+    assert.deepEqual(
+      decoded.entries.map((e) => e.entry),
+      [ascii, accented, last],
+    );
+    assert.deepEqual(
+      decoded.issues.map((i) => [i.code, i.line]),
+      [["invalid_utf8", 4]],
+    );
+  });
+
+  test("a sink takes each entry with its line and offset as it is read; the result then keeps none", () => {
+    const text = lines(header, entry("a", null), "{not json", entry("b", "a"));
+    const taken: [string, number, number][] = [];
+    const decoder = new SessionDecoder(undefined, (e, line, offset) => taken.push([e.id, line, offset]));
+    decoder.push(Buffer.from(text));
+    const decoded = decoder.finish();
+    assert.deepEqual(taken, [
+      ["a", 2, offsetOfLine(text, 2)],
+      ["b", 4, offsetOfLine(text, 4)],
+    ]);
+    assert.equal(decoded.entries.length, 0);
+    assert.deepEqual(
+      decoded.issues.map((i) => i.code),
+      ["invalid_json"],
+    );
+  });
+
   test("a line without a newline is a torn tail for files, the last line for whole texts", () => {
     const torn = entry("b", "a");
     const text = `${lines(header, entry("a", null))}${JSON.stringify(torn)}`;

@@ -220,3 +220,32 @@ test("a whole read that fails (the file briefly gone) leaves the resumed session
   assert.equal(manager.getLeafId(), leaf);
   manager.close();
 });
+
+test("a long path without a compaction is read whole at open, once: getBranch reads nothing more", () => {
+  // Over 1 MiB, every byte on the leaf's path: the context would need nearly every line.
+  const sm = SessionManager.create("/tmp/project", dir);
+  for (let i = 0; i < 400; i++) {
+    sm.appendMessage(user(`question ${i}`));
+    sm.appendMessage(assistant(`answer ${i} `.repeat(300)));
+  }
+  const path = sm.getSessionFile() as string;
+  const expected = sm.getBranch().map((entry) => entry.id);
+  sm.close();
+  for (const state of ["first open (index written)", "index present"]) {
+    const manager = SessionManager.open(path, dir);
+    assert.equal(readWhole(manager), true, `${state}: read whole at open`);
+    // Moved away: a manager that still had to read the file for getBranch would fail now.
+    renameSync(path, `${path}.away`);
+    try {
+      assert.deepEqual(
+        manager.getBranch().map((entry) => entry.id),
+        expected,
+        state,
+      );
+      assert.equal(manager.buildSessionContext().messages.length, expected.length, state);
+    } finally {
+      renameSync(`${path}.away`, path);
+      manager.close();
+    }
+  }
+});

@@ -1,5 +1,4 @@
 import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
-import { treeOf } from "../../file/fsck.js";
 import { readForOpen } from "../../file/session-read.js";
 import { type BranchDiff, branchDiff, type DiffEntry, type DiffSide } from "../../format/branch-diff.js";
 import { isImported } from "../../format/stats-usage.js";
@@ -30,8 +29,7 @@ export async function runDiff(
   options: DiffOptions,
 ): Promise<void> {
   const path = readablePath(ctx, options.session);
-  const { decoded } = readForOpen(path);
-  const tree = treeOf(decoded);
+  const { decoded, tree } = readForOpen(path);
   noteOldVersion(ctx, path);
   const resolveRef = (ref: string) => {
     try {

@@ -82,9 +82,8 @@ async function oneSession(
   idleGapMs: number,
 ): Promise<void> {
   const path = readablePath(ctx, ref);
-  const { decoded } = readForOpen(path);
+  const { decoded, tree } = readForOpen(path);
   const { header } = decoded;
-  const tree = treeOf(decoded);
   const stats = sessionStats(tree, { imported: isImported(header), idleGapMs, since });
   const name = tree.getSessionName() ?? null;
   if (ctx.json) {

@@ -33,6 +33,12 @@ export interface DecodedSession {
   completeBytes: number;
 }
 
+/**
+ * Takes each valid entry as it is read, instead of collecting them in `entries` (which then stays
+ * empty): a reader that builds its tree while it reads keeps no second list of a large file.
+ */
+export type EntrySink = (entry: SessionEntry, line: number, offset: number) => void;
+
 export interface DecodeOptions {
   /**
    * Whether an unterminated last line is a torn write (files: true) or simply the last line of a
@@ -63,10 +69,14 @@ export class SessionDecoder {
    * By default the first line is the header. A reader catching up on lines another process
    * appended passes `resume`: numbering continues there and no header is expected.
    */
-  constructor(resume?: { line: number; offset: number }) {
+  constructor(resume?: { line: number; offset: number }, sink?: EntrySink) {
     this.splitter = new LineSplitter((line) => this.onLine(line), resume);
     this.sawHeaderLine = resume !== undefined && resume.line > 0;
+    this.sink = sink ?? ((entry, line, offset) => this.result.entries.push({ entry, line, offset }));
   }
+
+  /** Where valid entries go: `entries` of the result, or the caller's sink. */
+  private readonly sink: EntrySink;
 
   push(chunk: Buffer): void {
     this.splitter.push(chunk);
@@ -130,7 +140,7 @@ export class SessionDecoder {
   private readEntry(parsed: unknown, raw: RawLine, part: BytePart | null): void {
     if (this.migrator?.needed && isRecord(parsed)) this.migrator.migrate(parsed);
     const checked = checkEntry(parsed);
-    if (checked.ok) this.result.entries.push({ entry: checked.value, line: raw.line, offset: raw.offset });
+    if (checked.ok) this.sink(checked.value, raw.line, raw.offset);
     else
       this.report({ code: "invalid_entry", message: `${placeOf(raw, part)}: ${checked.reason}`, part }, raw);
   }
@@ -145,7 +155,7 @@ export class SessionDecoder {
           { code: "missing_header", message: "The file has no session header; line 1 is an entry" },
           raw,
         );
-        this.result.entries.push({ entry: asEntry.value, line: raw.line, offset: raw.offset });
+        this.sink(asEntry.value, raw.line, raw.offset);
       } else {
         this.report(
           {

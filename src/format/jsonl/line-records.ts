@@ -1,3 +1,4 @@
+import { isAscii, isUtf8 } from "node:buffer";
 import type { BytePart, IssueCode, IssueSeverity } from "../../core/issues.js";
 import type { RawLine } from "./lines.js";
 import { type GluedPart, splitGlued } from "./split-glued.js";
@@ -16,8 +17,6 @@ export interface LineIssue {
   part?: BytePart;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * The JSON values of one session line, each to be checked as an entry (or the header) by the
  * caller. One, as a rule, after a single `JSON.parse`. When that fails, the line is split into the
@@ -27,10 +26,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * parses gives no value and the one `invalid_json` it always gave.
  */
 export function readLineRecords(raw: RawLine, report: (issue: LineIssue) => void): LineRecord[] {
-  let text: string;
-  try {
-    text = utf8.decode(raw.bytes);
-  } catch {
+  const text = lineText(raw.bytes);
+  if (text === null) {
     report({ code: "invalid_utf8", severity: "error", message: `Line ${raw.line} is not valid UTF-8` });
     return [];
   }
@@ -39,6 +36,20 @@ export function readLineRecords(raw: RawLine, report: (issue: LineIssue) => void
   } catch (error) {
     return splitLine(raw.line, text, (error as Error).message, report);
   }
+}
+
+/**
+ * The line as a string; null when it is not valid UTF-8. Most lines are ASCII (JSON.stringify
+ * escapes nothing else, but pi writes text as is): those are made a one-byte string directly, which
+ * JSON.parse also reads faster; the rest are validated first, since `toString` would replace bad
+ * bytes silently.
+ */
+function lineText(bytes: Buffer): string | null {
+  if (isAscii(bytes)) return bytes.toString("latin1");
+  if (!isUtf8(bytes)) return null;
+  // A byte order mark is not part of the text (TextDecoder, used before, dropped it too).
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  return bytes.toString("utf8", bom);
 }
 
 function splitLine(

@@ -1,0 +1,99 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Row } from "./results.js";
+import { median } from "./stats.js";
+
+const CHILD = fileURLToPath(new URL("./cold-child.ts", import.meta.url));
+
+export interface ColdFigure {
+  ms: number;
+  cpuMs: number;
+  rssMiB: number;
+}
+
+/**
+ * One operation in a fresh process (bench/cold-child.ts); null when it failed or ran past
+ * `timeoutMs` (pi cannot open a file over 512 MB: it reads it into one string).
+ */
+export function coldRun(impl: string, op: string, file: string, timeoutMs = 600_000): ColdFigure | null {
+  const child = spawnSync(process.execPath, ["--import", "tsx", CHILD, impl, op, file], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+    timeout: timeoutMs,
+  });
+  if (child.status !== 0) return null;
+  return JSON.parse(child.stdout.trim().split("\n").pop() as string) as ColdFigure;
+}
+
+/** Medians of `runs` fresh processes per contender, interleaved run by run. */
+export function coldMedians(
+  contenders: readonly string[],
+  op: string,
+  file: string,
+  runs: number,
+  before?: () => void,
+): Record<string, ColdFigure | null> {
+  const figures: Record<string, ColdFigure[]> = Object.fromEntries(contenders.map((impl) => [impl, []]));
+  const failed = new Set<string>();
+  for (let r = 0; r < runs; r++) {
+    for (const impl of contenders) {
+      if (failed.has(impl)) continue;
+      before?.();
+      const figure = coldRun(impl, op, file);
+      if (figure === null) failed.add(impl);
+      else figures[impl]?.push(figure);
+    }
+  }
+  const out: Record<string, ColdFigure | null> = {};
+  for (const impl of contenders) {
+    const list = figures[impl];
+    out[impl] =
+      failed.has(impl) || !list || list.length === 0
+        ? null
+        : {
+            ms: median(list.map((f) => f.ms)),
+            cpuMs: median(list.map((f) => f.cpuMs)),
+            rssMiB: median(list.map((f) => f.rssMiB)),
+          };
+  }
+  return out;
+}
+
+/**
+ * Issue 14's cold whole reads: a fresh process opens the session and asks for something that needs
+ * the whole path, ours with and without the sidecar index, beside pi; time and peak memory.
+ */
+export function measureColdWholeReads(
+  workload: { file: string; label: string; op: "open-branch" | "open-context"; target: number },
+  runs: number,
+): Row[] {
+  const t = coldMedians(["pi", "ours-cold", "ours"], workload.op, workload.file, runs);
+  const pi = t.pi;
+  const group = `cold whole reads, fresh process (${workload.label})`;
+  const call = workload.op === "open-branch" ? "getBranch()" : "buildSessionContext()";
+  const rows: Row[] = [];
+  for (const [impl, what] of [
+    ["ours-cold", `SessionManager.open + ${call}, first open (no index)`],
+    ["ours", `SessionManager.open + ${call}, index present`],
+  ] as const) {
+    const ours = t[impl];
+    if (!ours) continue;
+    rows.push({
+      group,
+      what,
+      unit: "ms",
+      ours: ours.ms,
+      pi: pi?.ms ?? null,
+      target: workload.target,
+      note: `CPU ${ours.cpuMs.toFixed(0)} ms (pi ${pi?.cpuMs.toFixed(0) ?? "—"} ms)`,
+    });
+    rows.push({
+      group,
+      what: `peak memory, ${what}`,
+      unit: "MiB",
+      ours: ours.rssMiB,
+      pi: pi?.rssMiB ?? null,
+    });
+  }
+  return rows;
+}
