@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { type ErrorCode, isSessionTreeError, ValidationError } from "../core/errors.js";
-import { type ContextAtNode, contextAt, hasEntry } from "./context-at.js";
+import { count, messagePage } from "./context-at.js";
+import { LoadedSession } from "./loaded-session.js";
 import { renderViewerPage } from "./page.js";
-import type { ViewerSession, ViewerSource } from "./source.js";
+import type { ViewerSource } from "./source.js";
 
 export interface ViewerAppOptions {
   /**
@@ -12,26 +13,44 @@ export interface ViewerAppOptions {
    */
   isAllowedHost?: (host: string) => boolean;
   /**
-   * Sessions kept parsed for context requests. Besides saving work, the cache keeps the ids the
+   * Sessions kept read for the page's requests. Besides saving work, the cache keeps the ids the
    * page was given: a v1 file gets new entry ids each time it is read. @default 8
    */
   cacheSize?: number;
+  /**
+   * Entries kept read in all (the newest session is kept whatever its size): a session's entries
+   * are its whole history in memory. @default 1,500,000
+   */
+  cacheEntries?: number;
 }
+
+/** Messages of the leaf's context sent with a session's shape (the panel shows the latest 200). */
+const OPENING_TAIL = 200;
 
 /**
  * The viewer as a Hono app: the page at `/`, and the JSON routes it uses.
  *
  * - `GET /api/origins` where the source looks
  * - `GET /api/sessions` every session, newest first
- * - `GET /api/session?key=K` one session: header, entries, leaf, labels, issues
- * - `GET /api/context?key=K&at=ID` the model's context with the leaf at ID
+ * - `GET /api/shape?key=K` one session's tree without bodies (ids, parents, looks, row texts, leaf)
+ *   and, as `start`, the leaf's entry with the latest 200 messages of its context
+ * - `GET /api/texts?key=K&from=A&to=B` row texts of nodes A..B (a large shape leaves them out)
+ * - `GET /api/context?key=K&at=ID[&tail=N&before=M]` entry ID and a page of the context there
+ * - `GET /api/session?key=K` one session whole: header, entries, leaf, labels, issues
  *
  * @example
  * serve({ fetch: createViewerApp(createLocalSource({ root })).fetch, hostname: "127.0.0.1", port: 7766 });
  */
 export function createViewerApp(source: ViewerSource, options: ViewerAppOptions = {}): Hono {
   const app = new Hono();
-  const cache = new SessionCache(options.cacheSize ?? 8);
+  const cache = new SessionCache(options.cacheSize ?? 8, options.cacheEntries ?? 1_500_000);
+  /** The session as it is now: the kept copy while the source says it is unchanged. */
+  const current = async (key: string): Promise<LoadedSession> => {
+    const version = source.version ? await source.version(key) : null;
+    const kept = cache.get(key);
+    if (kept && version !== null && kept.version === version) return kept;
+    return cache.put(LoadedSession.of(await source.loadSession(key), version));
+  };
 
   app.use("*", async (c, next) => {
     if (options.isAllowedHost && !options.isAllowedHost(c.req.header("host") ?? "")) {
@@ -49,39 +68,33 @@ export function createViewerApp(source: ViewerSource, options: ViewerAppOptions 
   app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/api/origins", async (c) => c.json({ origins: await source.describe() }));
   app.get("/api/sessions", async (c) => c.json({ sessions: await source.listSessions() }));
+  app.get("/api/shape", async (c) => {
+    const loaded = await current(requiredQuery(c, "key"));
+    const tail = count("tail", c.req.query("tail")) ?? OPENING_TAIL;
+    return c.body(loaded.openingJson(tail), 200, { "Content-Type": "application/json; charset=utf-8" });
+  });
+  app.get("/api/texts", async (c) => {
+    const key = requiredQuery(c, "key");
+    const from = count("from", requiredQuery(c, "from")) as number;
+    const to = count("to", requiredQuery(c, "to")) as number;
+    // Node numbers are positions in the shape the page holds: answer from that same read.
+    const loaded = cache.get(key) ?? (await current(key));
+    return c.json(loaded.textsOf(from, to));
+  });
   app.get("/api/session", async (c) => {
-    const session = await source.loadSession(requiredQuery(c, "key"));
-    cache.put(session);
-    return c.json(session);
+    return c.json(await source.loadSession(requiredQuery(c, "key")));
   });
   app.get("/api/context", async (c) => {
     const key = requiredQuery(c, "key");
     const at = requiredQuery(c, "at");
-    // Entries are append-only and never change parent, so a cached path stays right; reload only
-    // when the entry is newer than the copy we hold.
-    let session = cache.get(key);
-    if (!session || !hasEntry(session, at)) {
-      session = await source.loadSession(key);
-      cache.put(session);
-    }
-    return c.json(withTail(contextAt(session, at), c.req.query("tail")));
+    const page = messagePage(c.req.query("tail"), c.req.query("before"));
+    // Entries are append-only and never change parent, so a kept path stays right: the ids the
+    // page was given keep answering, and a newer entry reads the session again.
+    let loaded = cache.get(key);
+    if (!loaded?.has(at)) loaded = await current(key);
+    return c.json(loaded.select(at, page));
   });
   return app;
-}
-
-/** `tail=N`: only the latest N messages (the panel shows those first), `omitted` says how many not. */
-function withTail(context: ContextAtNode, tail: string | undefined): ContextAtNode & { omitted?: number } {
-  if (tail === undefined) return context;
-  const n = Number(tail);
-  if (!Number.isInteger(n) || n < 0)
-    throw new ValidationError("invalid_argument", `tail must be a count, got "${tail}"`);
-  const omitted = Math.max(0, context.messages.length - n);
-  return {
-    ...context,
-    messages: context.messages.slice(omitted),
-    messageEntryIds: context.messageEntryIds.slice(omitted),
-    omitted,
-  };
 }
 
 function requiredQuery(c: Context, name: string): string {
@@ -108,22 +121,28 @@ function errorResponse(c: Context, err: unknown): Response {
   return c.json({ error: { code: "internal", message } }, 500);
 }
 
-/** The last few sessions loaded, newest last. */
+/** The last few sessions loaded, newest last, within a budget of entries. */
 class SessionCache {
-  private readonly sessions = new Map<string, ViewerSession>();
-  constructor(private readonly capacity: number) {}
+  private readonly sessions = new Map<string, LoadedSession>();
+  constructor(
+    private readonly capacity: number,
+    private readonly entryBudget: number,
+  ) {}
 
-  get(key: string): ViewerSession | undefined {
+  get(key: string): LoadedSession | undefined {
     return this.sessions.get(key);
   }
 
-  put(session: ViewerSession): void {
+  put(session: LoadedSession): LoadedSession {
     this.sessions.delete(session.key);
     this.sessions.set(session.key, session);
-    while (this.sessions.size > this.capacity) {
-      const oldest = this.sessions.keys().next().value;
-      if (oldest === undefined) break;
-      this.sessions.delete(oldest);
+    let entries = 0;
+    for (const kept of this.sessions.values()) entries += kept.size;
+    while (this.sessions.size > 1 && (this.sessions.size > this.capacity || entries > this.entryBudget)) {
+      const oldest = this.sessions.values().next().value as LoadedSession;
+      entries -= oldest.size;
+      this.sessions.delete(oldest.key);
     }
+    return session;
   }
 }

@@ -4,6 +4,7 @@ import { NotFoundError } from "../core/errors.js";
 import { refuseUnreadable } from "../file/file-kind.js";
 import { defaultPiAgentDir, defaultRoot, sessionsDir } from "../file/paths.js";
 import { SessionManager } from "../session/session-manager.js";
+import { rememberTree } from "./context-at.js";
 import type { ViewerOrigin, ViewerSession, ViewerSessionSummary, ViewerSource } from "./source.js";
 
 export interface LocalSourceOptions {
@@ -41,6 +42,10 @@ export function createLocalSource(options: LocalSourceOptions = {}): ViewerSourc
     async loadSession(key: string): Promise<ViewerSession> {
       const { origin, path } = resolveKey(origins, key);
       return loadFile(origin, key, path);
+    },
+    async version(key: string): Promise<string> {
+      const stats = statSync(resolveKey(origins, key).path, { bigint: true });
+      return `${stats.ino}:${stats.size}:${stats.mtimeNs}`;
     },
   };
 }
@@ -99,7 +104,7 @@ function loadFile(origin: LocalOrigin, key: string, path: string): ViewerSession
   try {
     const header = manager.getHeader();
     if (!header) throw new NotFoundError("session_not_found", `No session ${key}`, { details: { key } });
-    return {
+    const session: ViewerSession = {
       key,
       source: origin.source,
       header,
@@ -109,6 +114,9 @@ function loadFile(origin: LocalOrigin, key: string, path: string): ViewerSession
       name: manager.getSessionName(),
       issues: manager.getIssues(),
     };
+    // The manager's index of the session: the viewer draws and projects from it, not a copy.
+    rememberTree(session, manager.tree);
+    return session;
   } finally {
     manager.close();
   }

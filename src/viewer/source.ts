@@ -16,6 +16,12 @@ export interface ViewerSource {
    * `NotFoundError("session_not_found")`, never a read of something else.
    */
   loadSession(key: string): Promise<ViewerSession>;
+  /**
+   * What the session is now, as a short string that changes when it does (a file's size and
+   * mtime): the viewer keeps a session it read while this stays the same, so opening it again
+   * costs no read. Without it, every open reads the session again.
+   */
+  version?(key: string): Promise<string>;
 }
 
 /** One place a source reads from: a sessiontree root, a pi agent directory, a database. */

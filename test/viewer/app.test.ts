@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { createViewerApp } from "../../src/viewer/app.js";
 import { createLocalSource } from "../../src/viewer/local-source.js";
+import type { SessionShape } from "../../src/viewer/session-shape.js";
 import type { ViewerSession, ViewerSessionSummary } from "../../src/viewer/source.js";
 import { makeViewerRoots, type ViewerRoots } from "./support/sessions.js";
 
@@ -109,6 +110,59 @@ describe("the viewer's JSON routes over local files", () => {
     assert.equal((await get(`${base}&tail=-1`)).status, 400);
   });
 
+  it("pages earlier messages with before=, and sends the entry itself with its context", async () => {
+    const base = `/api/context?key=${encodeURIComponent(branchedKey())}&at=${roots.branched.regressionPrompt}`;
+    const full = (await get(base)).body as { messages: unknown[]; messageEntryIds: string[]; total: number };
+    assert.ok(full.messages.length > 4);
+    assert.equal(full.total, full.messages.length);
+    const { body } = await get(`${base}&tail=2&before=3`);
+    assert.deepEqual(body.messageEntryIds, full.messageEntryIds.slice(1, 3));
+    assert.equal(body.omitted, 1);
+    assert.equal(body.total, full.messages.length);
+    assert.equal((body.entry as { id: string }).id, roots.branched.regressionPrompt);
+    assert.equal((await get(`${base}&before=x`)).status, 400);
+  });
+
+  it("sends a session's shape without bodies: core's entries, parents, leaf, labels, one line each", async () => {
+    const { status, body } = await get(`/api/shape?key=${encodeURIComponent(branchedKey())}`);
+    assert.equal(status, 200);
+    const shape = body as unknown as SessionShape;
+    const sm = SessionManager.open(roots.branched.file);
+    try {
+      const entries = sm.getEntries();
+      assert.deepEqual(
+        shape.ids,
+        entries.map((e) => e.id),
+      );
+      const at = new Map(entries.map((e, i) => [e.id, i]));
+      assert.deepEqual(
+        shape.parents,
+        entries.map((e) => (e.parentId === null ? -1 : (at.get(e.parentId) ?? -1))),
+      );
+      assert.equal(shape.ids[shape.leaf], sm.getLeafId());
+    } finally {
+      sm.close();
+    }
+    assert.deepEqual(shape.labels, {
+      [roots.branched.diagnosis]: "diagnosis",
+      [roots.branched.leaf]: "done",
+    });
+    assert.equal(shape.name, "Fix nested-list parsing");
+    assert.equal(shape.looks.length, shape.ids.length);
+    const diagnosis = shape.ids.indexOf(roots.branched.diagnosis);
+    assert.match(shape.texts?.[diagnosis] as string, /^DIAGNOSIS: the depth counter/);
+    const { start, ...tree } = body as { start: { entryId: string; messageEntryIds: string[] } };
+    assert.ok(!JSON.stringify(tree).includes('"message"'), "no entry bodies");
+    assert.equal(start.entryId, roots.branched.leaf, "sent with the leaf's entry and context");
+    const sm2 = SessionManager.open(roots.branched.file);
+    assert.deepEqual(start.messageEntryIds, sm2.buildSessionContextAt(roots.branched.leaf).messageEntryIds);
+    sm2.close();
+
+    const texts = await get(`/api/texts?key=${encodeURIComponent(branchedKey())}&from=1&to=3`);
+    assert.deepEqual(texts.body, { from: 1, texts: shape.texts?.slice(1, 3) });
+    assert.equal((await get(`/api/texts?key=${encodeURIComponent(branchedKey())}&from=-1&to=3`)).status, 400);
+  });
+
   it("sees entries appended after the session was first loaded", async () => {
     const key = branchedKey();
     await get(`/api/session?key=${encodeURIComponent(key)}`);
@@ -118,6 +172,8 @@ describe("the viewer's JSON routes over local files", () => {
     const { status, body } = await get(`/api/context?key=${encodeURIComponent(key)}&at=${added}`);
     assert.equal(status, 200);
     assert.equal(body.entryId, added);
+    const shape = (await get(`/api/shape?key=${encodeURIComponent(key)}`)).body as unknown as SessionShape;
+    assert.equal(shape.ids.at(-1), added, "a kept shape is read again once the file changed");
   });
 
   it("refuses keys that name anything but a session file of its origins", async () => {

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { SessionEntry } from "../../src/core/entry.js";
-import { nodeLook } from "../../src/viewer/browser/entry-line.js";
 import { type Layout, type LayoutState, layoutTree } from "../../src/viewer/browser/layout.js";
-import { buildModel, type Model } from "../../src/viewer/browser/model.js";
+import { buildModel, type Model, nodeLook } from "../../src/viewer/browser/model.js";
 import { bigSessionEntries } from "./support/sessions.js";
 
 /** The page's own model and layout modules, run in Node: the code the page's bundle is built from. */
@@ -46,7 +45,7 @@ describe("the viewer's tree layout", () => {
     // The leaf's path is the straight line in column 0; abandoned branches sit one column right.
     for (let v = 0; v < model.n; v++) {
       const col = layout.rows.col[layout.nodeRow[v] as number];
-      assert.equal(col, model.onPath[v] ? 0 : 1, `entry ${model.entries[v]?.id}`);
+      assert.equal(col, model.onPath[v] ? 0 : 1, `entry ${model.ids[v]}`);
     }
   });
 
@@ -58,10 +57,8 @@ describe("the viewer's tree layout", () => {
     for (let v = 0; v < model.n; v++) {
       const row = layout.nodeRow[v] as number;
       const kind = nodeLook(model, v);
-      const mustShow =
-        kind === "user" || v === model.leaf || labels[model.entries[v]?.id as string] !== undefined;
-      if (mustShow)
-        assert.equal(layout.rows.run[row], 0, `${kind} ${model.entries[v]?.id} has a row of its own`);
+      const mustShow = kind === "user" || v === model.leaf || labels[model.ids[v] as string] !== undefined;
+      if (mustShow) assert.equal(layout.rows.run[row], 0, `${kind} ${model.ids[v]} has a row of its own`);
     }
     assert.ok(
       layout.rows.run.some((length) => length >= 3),

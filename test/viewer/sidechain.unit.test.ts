@@ -9,8 +9,8 @@ import { describe, it } from "node:test";
 import type { SessionEntry } from "../../src/core/entry.js";
 import { importClaudeCode } from "../../src/format/claude-code.js";
 import { describeEntry, subagentNames } from "../../src/format/describe.js";
-import { entryLine, nodeText } from "../../src/viewer/browser/entry-line.js";
-import { buildModel } from "../../src/viewer/browser/model.js";
+import { entryLine } from "../../src/viewer/browser/entry-line.js";
+import { buildModel, indexOfId, nodeText } from "../../src/viewer/browser/model.js";
 import { claudeSubagentLines, line, PROMPT_A, PROMPT_B, side } from "./support/claude-subagents.js";
 
 function entries(): SessionEntry[] {
@@ -75,7 +75,7 @@ describe("Claude Code sidechains described", () => {
   it("the viewer's rows show the subagent and its text, not just the custom type", () => {
     const all = entries();
     const model = buildModel({ entries: all, leafId: "u2" });
-    const row = (id: string) => nodeText(model, model.indexOf.get(id) as number);
+    const row = (id: string) => nodeText(model, indexOfId(model, id) as number);
     assert.equal(row("sa4"), "Subagent Explore · assistant: Found 3 sleep calls.");
     assert.equal(row("sa2"), "Subagent Explore · assistant: → Grep");
     assert.equal(row("sb1"), `Subagent general-purpose · user: ${PROMPT_B}`);

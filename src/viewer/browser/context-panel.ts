@@ -1,26 +1,33 @@
-import type { ContextAtNode } from "../context-at.js";
+import type { MessagePage, SelectionAnswer } from "../context-at.js";
 import { clear, el } from "./dom.js";
 import { messageView } from "./message-view.js";
 
-/** Messages shown at first, the latest ones; the rest on request. */
+/** Messages asked for at a click, the latest ones; earlier ones a page at a time on request. */
 export const CONTEXT_SHOWN = 200;
+export const EARLIER_PAGE = 1000;
+
+/** Asks for a page of the context at the entry shown (the server, or the export's own tree). */
+export type PageLoader = (page: MessagePage) => Promise<SelectionAnswer>;
+
+/** Messages drawn before the panel is shown: more than fill it; the rest follow a chunk a task. */
+const FIRST_CHUNK = 24;
+const CHUNK = 60;
 
 /**
- * What the panel shows: the answer of /api/context (or the export's own projection). A server answer
- * may hold only the latest messages (`omitted` earlier ones left out); `showAll` lists every message.
+ * The panel's "Context" part: a page of the answer's messages, and a button for the earlier ones.
+ * The first messages are drawn at once, the others in the tasks after (a message can be a long
+ * tool result): resolves when all are there. `current` says whether this answer is still the one
+ * to show.
  */
-export type PanelContext = ContextAtNode & { omitted?: number; showAll?: boolean };
-
-/** The panel's "Context" part; `loadAll` fetches the messages a server answer left out. */
-export function renderContext(
+export async function renderContext(
   box: HTMLElement,
-  ctx: PanelContext,
+  ctx: SelectionAnswer,
   onJump: (id: string) => void,
-  loadAll?: () => void,
-): void {
+  loadPage: PageLoader,
+  current: () => boolean,
+): Promise<void> {
   clear(box);
-  const omitted = ctx.omitted ?? 0;
-  box.appendChild(summaryLine(ctx, omitted));
+  box.appendChild(summaryLine(ctx));
   if (ctx.compaction) {
     const { entryId, firstKeptEntryId } = ctx.compaction;
     box.appendChild(el("div", "muted", `compaction ${entryId} in force, kept from ${firstKeptEntryId}`));
@@ -29,37 +36,59 @@ export function renderContext(
   const list = el("div", "ctx-list");
   list.id = "context-messages";
   box.appendChild(list);
-  if (omitted > 0 && loadAll) {
-    const fetchEarlier = el("button", "link", `show the ${omitted} earlier messages`);
-    fetchEarlier.addEventListener("click", () => {
-      fetchEarlier.disabled = true;
-      loadAll();
-    });
-    box.insertBefore(fetchEarlier, list);
+  if (ctx.omitted > 0) box.insertBefore(earlierButton(list, ctx.omitted, onJump, loadPage), list);
+  const count = ctx.messages.length;
+  fillMessages(list, ctx, 0, Math.min(count, FIRST_CHUNK), onJump, null);
+  for (let from = FIRST_CHUNK; from < count && current(); from += CHUNK) {
+    await new Promise((next) => setTimeout(next, 0));
+    if (current()) fillMessages(list, ctx, from, Math.min(count, from + CHUNK), onJump, null);
   }
-  const start = ctx.showAll ? 0 : Math.max(0, ctx.messages.length - CONTEXT_SHOWN);
-  if (start > 0) {
-    const earlier = el("button", "link", `show the ${start} earlier messages`);
-    earlier.addEventListener("click", () => {
-      earlier.remove();
-      fillMessages(list, ctx, 0, start, onJump, list.firstChild);
-    });
-    box.insertBefore(earlier, list);
-  }
-  fillMessages(list, ctx, start, ctx.messages.length, onJump, null);
 }
 
-function summaryLine(ctx: PanelContext, omitted: number): HTMLDivElement {
+/** "show the N earlier messages": each click prepends the page before the first one shown. */
+function earlierButton(
+  list: HTMLElement,
+  omitted: number,
+  onJump: (id: string) => void,
+  loadPage: PageLoader,
+): HTMLButtonElement {
+  let first = omitted;
+  const button = el("button", "link");
+  button.id = "context-earlier";
+  const label = () => {
+    button.textContent = `show the ${Math.min(first, EARLIER_PAGE)} earlier messages`;
+    if (first > EARLIER_PAGE) button.textContent += ` (${first} in all)`;
+  };
+  label();
+  button.addEventListener("click", () => {
+    button.disabled = true;
+    loadPage({ before: first, tail: EARLIER_PAGE }).then(
+      (page) => {
+        fillMessages(list, page, 0, page.messages.length, onJump, list.firstChild);
+        first = page.omitted;
+        button.disabled = false;
+        if (first === 0) button.remove();
+        else label();
+      },
+      (err: Error) => {
+        button.textContent = `could not load them: ${err.message}`;
+      },
+    );
+  });
+  return button;
+}
+
+function summaryLine(ctx: SelectionAnswer): HTMLDivElement {
   const summary = el("div", "ctx-summary");
   summary.id = "context-summary";
   const model = ctx.model ? `${ctx.model.provider}/${ctx.model.modelId}` : "no model";
-  summary.textContent = `${ctx.messages.length + omitted} messages · ${model} · thinking ${ctx.thinkingLevel} · path of ${ctx.pathLength} entries`;
+  summary.textContent = `${ctx.total} messages · ${model} · thinking ${ctx.thinkingLevel} · path of ${ctx.pathLength} entries`;
   return summary;
 }
 
 function fillMessages(
   list: HTMLElement,
-  ctx: PanelContext,
+  ctx: SelectionAnswer,
   from: number,
   to: number,
   onJump: (id: string) => void,

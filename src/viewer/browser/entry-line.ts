@@ -1,6 +1,5 @@
 import type { SessionEntry } from "../../core/entry.js";
 import { type DescribeContext, describeEntry, type EntryKind } from "../../format/describe.js";
-import type { Model } from "./model.js";
 
 /** How a node is drawn: its colour and mark. The stylesheet's `kind-*` classes use the same names. */
 export type Look =
@@ -42,47 +41,54 @@ const KINDS: { readonly [K in EntryKind]: { look: Look; line: LineRule } } = {
   other: { look: "other", line: "title" },
 };
 
-const LINE_MAX = 200;
+/** The longest row text kept: the painter cuts rows at 160 characters anyway. */
+const LINE_MAX = 160;
 
-/** A node's look, worked out (with its text) the first time it is asked for. */
-export function nodeLook(model: Model, v: number): Look {
-  let look = model.looks[v];
-  if (look === undefined) {
-    const entry = model.entries[v] as SessionEntry;
-    const line = entryLine(entry, describeContext(model, entry));
-    look = line.look;
-    model.looks[v] = look;
-    model.texts[v] = line.text;
-  }
-  return look;
-}
+/** Every look, in a fixed order: a session's shape sends each node's look as its position here. */
+export const LOOKS: readonly Look[] = [
+  "user",
+  "assistant",
+  "tool",
+  "error",
+  "meta",
+  "compaction",
+  "branchSummary",
+  "custom",
+  "customMessage",
+  "label",
+  "other",
+];
 
-/** A node's one line of text. */
-export function nodeText(model: Model, v: number): string {
-  nodeLook(model, v);
-  return model.texts[v] as string;
-}
-
-/** What the session around an entry tells about it (a sidechain's subagent). */
-export function describeContext(model: Model, entry: SessionEntry): DescribeContext {
-  return { subagent: model.subagents.get(entry.id) };
+/** How an entry is drawn, without working out what its row says. */
+export function entryLook(entry: SessionEntry, context: DescribeContext = {}): Look {
+  return KINDS[describeEntry(withoutContent(entry), context).kind].look;
 }
 
 /** How an entry is drawn and what its row says. */
 export function entryLine(entry: SessionEntry, context: DescribeContext = {}): { look: Look; text: string } {
-  const description = describeEntry(entry, context);
+  const description = describeEntry(withoutContent(entry), context);
   const { look, line } = KINDS[description.kind];
-  const text = oneLine(description.text, LINE_MAX);
   switch (line) {
     case "preview":
       return { look, text: messagePreview((entry as { message?: unknown }).message) };
     case "title":
       return { look, text: oneLine(description.title, LINE_MAX) };
     case "text":
-      return { look, text: text || "(empty)" };
-    case "titleText":
+      return { look, text: oneLine(description.text, LINE_MAX) || "(empty)" };
+    case "titleText": {
+      const text = oneLine(description.text, LINE_MAX);
       return { look, text: oneLine(text ? `${description.title}: ${text}` : description.title, LINE_MAX) };
+    }
   }
+}
+
+/**
+ * A message's row is the viewer's own preview: describe.ts is asked only for its kind, which does
+ * not depend on the content, so a tool result's megabyte is not joined into a text for nothing.
+ */
+function withoutContent(entry: SessionEntry): SessionEntry {
+  if (entry.type !== "message" || !entry.message || typeof entry.message !== "object") return entry;
+  return { ...entry, message: { ...entry.message, content: [] } } as SessionEntry;
 }
 
 type Fields = Record<string, unknown>;
@@ -96,15 +102,15 @@ function messagePreview(message: unknown): string {
   const m = fieldsOf(message);
   switch (m.role) {
     case "user":
-      return oneLine(contentText(m.content), LINE_MAX) || "(empty)";
+      return oneLine(contentText(m.content, LINE_MAX * 4), LINE_MAX) || "(empty)";
     case "assistant":
       return assistantPreview(m);
     case "toolResult":
-      return `${m.isError ? "✗ " : "✓ "}${String(m.toolName)}: ${oneLine(contentText(m.content), 160)}`;
+      return `${m.isError ? "✗ " : "✓ "}${String(m.toolName)}: ${oneLine(contentText(m.content, 640), 160)}`;
     case "bashExecution":
       return `$ ${oneLine(m.command, 160)}`;
     case "custom":
-      return `${String(m.customType)}: ${oneLine(contentText(m.content), 160)}`;
+      return `${String(m.customType)}: ${oneLine(contentText(m.content, 640), 160)}`;
     default:
       return String(m.role);
   }
@@ -112,7 +118,7 @@ function messagePreview(message: unknown): string {
 
 function assistantPreview(m: Fields): string {
   const blocks = Array.isArray(m.content) ? (m.content as unknown[]).map(fieldsOf) : [];
-  const text = oneLine(contentText(blocks), LINE_MAX);
+  const text = oneLine(contentText(blocks, LINE_MAX * 4), LINE_MAX);
   if (m.stopReason === "error" || m.stopReason === "aborted") {
     return `${m.stopReason}: ${oneLine(m.errorMessage || text, 160)}`;
   }
@@ -134,23 +140,32 @@ function toolCallText(block: Fields): string {
   return `${String(block.name || "tool")}(${preview})`;
 }
 
-/** Text blocks as text, images as "[image]". */
-export function contentText(content: unknown): string {
+/** Text blocks as text, images as "[image]"; past `enough` characters the rest is left out. */
+export function contentText(content: unknown, enough = Number.POSITIVE_INFINITY): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content
-    .map((block) => {
-      const b = fieldsOf(block);
-      if (b.type === "text") return String(b.text || "");
-      return b.type === "image" ? "[image]" : "";
-    })
-    .filter(Boolean)
-    .join(" ");
+  const parts: string[] = [];
+  let length = 0;
+  for (const block of content) {
+    if (length >= enough) break;
+    const b = fieldsOf(block);
+    const part = b.type === "text" ? String(b.text || "") : b.type === "image" ? "[image]" : "";
+    if (!part) continue;
+    parts.push(part);
+    length += part.length + 1;
+  }
+  return parts.join(" ");
 }
 
 export function oneLine(text: unknown, max: number): string {
-  const s = String(text ?? "")
-    .replace(/\s+/g, " ")
-    .trim();
+  const whole = String(text ?? "");
+  // A tool result can be a megabyte: collapse only its head, unless whitespace ate most of it.
+  const head = whole.length > max * 4 ? whole.slice(0, max * 4) : whole;
+  let s = collapse(head);
+  if (s.length < max && head.length < whole.length) s = collapse(whole);
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }

@@ -1,15 +1,26 @@
 import type { SessionEntry } from "../../core/entry.js";
 import { describeEntry } from "../../format/describe.js";
 import { clear, el } from "./dom.js";
-import { describeContext, nodeLook } from "./entry-line.js";
 import { messageView } from "./message-view.js";
-import { labelOf, type Model } from "./model.js";
+import { childCount, labelOf, type Model, nodeLook } from "./model.js";
 import { jumpLink, longText } from "./text-view.js";
 
+/** The selected entry as the server (or the export's tree) sent it, with its subagent if any. */
+export interface EntryBody {
+  entry: SessionEntry;
+  subagent?: string;
+}
+
 /** The panel's "Entry" part: what the selected entry is, where it sits, its content and raw JSON. */
-export function renderEntry(box: HTMLElement, model: Model, v: number, onJump: (id: string) => void): void {
+export function renderEntry(
+  box: HTMLElement,
+  model: Model,
+  v: number,
+  body: EntryBody,
+  onJump: (id: string) => void,
+): void {
   clear(box);
-  const e = model.entries[v] as SessionEntry;
+  const e = body.entry;
   const head = el("div", "entry-head");
   head.appendChild(el("span", `dot kind-${nodeLook(model, v)}`));
   head.appendChild(el("strong", null, entryHeading(e)));
@@ -20,7 +31,7 @@ export function renderEntry(box: HTMLElement, model: Model, v: number, onJump: (
   fact(facts, "parent", e.parentId ? jumpLink(e.parentId, onJump) : el("span", "muted", "none (root)"));
   fact(facts, "time", el("span", null, e.timestamp));
   box.appendChild(facts);
-  box.appendChild(entryBody(model, e, onJump));
+  box.appendChild(entryBody(body, onJump));
   const raw = el("details", "raw");
   raw.appendChild(el("summary", null, "raw JSON"));
   raw.appendChild(longText(JSON.stringify(e, null, 2), "pre"));
@@ -32,7 +43,7 @@ function badges(model: Model, v: number): HTMLDivElement {
   box.id = "entry-badges";
   const onPath = model.onPath[v] === 1;
   const label = labelOf(model, v);
-  const branches = (model.children[v] as number[]).length;
+  const branches = childCount(model, v);
   if (v === model.leaf) box.appendChild(el("span", "badge leaf", "current leaf"));
   box.appendChild(
     el("span", onPath ? "badge path" : "badge abandoned", onPath ? "on the leaf's path" : "abandoned branch"),
@@ -56,7 +67,7 @@ function entryHeading(e: SessionEntry): string {
 }
 
 /** The readable content; other types say what describe.ts says of them, their text whole. */
-function entryBody(model: Model, e: SessionEntry, onJump: (id: string) => void): HTMLDivElement {
+function entryBody({ entry: e, subagent }: EntryBody, onJump: (id: string) => void): HTMLDivElement {
   const body = el("div", "entry-body");
   const withLink = (text: string, id: string) => {
     const line = el("div", "muted", text);
@@ -75,7 +86,7 @@ function entryBody(model: Model, e: SessionEntry, onJump: (id: string) => void):
     line.appendChild(jumpLink(e.targetId, onJump));
     body.appendChild(line);
   } else {
-    const { title, text } = describeEntry(e, describeContext(model, e));
+    const { title, text } = describeEntry(e, { subagent });
     body.appendChild(el("div", "muted", title));
     if (text) body.appendChild(longText(text));
   }

@@ -8,8 +8,7 @@
  * Long linear runs (no fork, no label, not the leaf, no user message, compaction or summary) fold
  * into one expandable row. O(n) per layout, an explicit stack, no recursion.
  */
-import { nodeLook } from "./entry-line.js";
-import { labelOf, type Model } from "./model.js";
+import { childCount, firstChild, labelOf, type Model, nodeLook } from "./model.js";
 
 /** What the user chose to see: folded subtrees, unfolded runs, whether runs fold at all. */
 export interface LayoutState {
@@ -18,18 +17,18 @@ export interface LayoutState {
   foldRuns: boolean;
 }
 
-/** Per-row facts, in flat arrays indexed by row. */
+/** Per-row facts, in typed arrays indexed by row (sized for every node; `count` are used). */
 export interface LayoutRows {
-  node: number[];
+  node: Int32Array;
   /** 0 for a node's own row; for a folded run, how many nodes it holds (`node` is the first). */
-  run: number[];
-  col: number[];
+  run: Int32Array;
+  col: Int32Array;
   /** The row of the parent, -1 for a root. */
-  parent: number[];
+  parent: Int32Array;
   /** The last row whose parent is this row, -1 if none. */
-  lastChild: number[];
+  lastChild: Int32Array;
   /** How many entries a folded subtree hides. */
-  hidden: number[];
+  hidden: Int32Array;
 }
 
 export interface Layout {
@@ -42,37 +41,57 @@ export interface Layout {
 
 const MIN_RUN = 3;
 
-/** Rows are added in preorder; the stack holds nodes still to place. */
+/**
+ * Rows are added in preorder; the stack holds nodes still to place. Every array is allocated once
+ * at the session's size: a relayout of 100,000 entries makes no garbage per row.
+ */
 class RowBuilder {
-  readonly rows: LayoutRows = { node: [], run: [], col: [], parent: [], lastChild: [], hidden: [] };
+  readonly rows: LayoutRows;
+  count = 0;
   maxCol = 0;
-  readonly stackNode: number[] = [];
-  readonly stackParent: number[] = [];
-  readonly stackCol: number[] = [];
-  readonly stackOpen: boolean[] = [];
+  readonly stackNode: Int32Array;
+  readonly stackParent: Int32Array;
+  readonly stackCol: Int32Array;
+  readonly stackOpen: Uint8Array;
+  depth = 0;
 
   constructor(
     readonly model: Model,
     readonly state: LayoutState,
-  ) {}
+  ) {
+    const n = Math.max(1, model.n);
+    this.rows = {
+      node: new Int32Array(n),
+      run: new Int32Array(n),
+      col: new Int32Array(n),
+      parent: new Int32Array(n),
+      lastChild: new Int32Array(n),
+      hidden: new Int32Array(n),
+    };
+    this.stackNode = new Int32Array(n);
+    this.stackParent = new Int32Array(n);
+    this.stackCol = new Int32Array(n);
+    this.stackOpen = new Uint8Array(n);
+  }
 
   /** `open`: the node continues a run that was not folded, so it may not start a new one. */
   push(v: number, parentRow: number, col: number, open: boolean): void {
-    this.stackNode.push(v);
-    this.stackParent.push(parentRow);
-    this.stackCol.push(col);
-    this.stackOpen.push(open);
+    const d = this.depth++;
+    this.stackNode[d] = v;
+    this.stackParent[d] = parentRow;
+    this.stackCol[d] = col;
+    this.stackOpen[d] = open ? 1 : 0;
   }
 
   emit(v: number, run: number, parentRow: number, col: number): number {
     const { rows, state, model } = this;
-    const r = rows.node.length;
-    rows.node.push(v);
-    rows.run.push(run);
-    rows.col.push(col);
-    rows.parent.push(parentRow);
-    rows.lastChild.push(-1);
-    rows.hidden.push(state.collapsed.has(v) && run === 0 ? (model.subtreeSize[v] as number) - 1 : 0);
+    const r = this.count++;
+    rows.node[r] = v;
+    rows.run[r] = run;
+    rows.col[r] = col;
+    rows.parent[r] = parentRow;
+    rows.lastChild[r] = -1;
+    rows.hidden[r] = state.collapsed.has(v) && run === 0 ? (model.subtreeSize[v] as number) - 1 : 0;
     if (parentRow >= 0) rows.lastChild[parentRow] = r;
     if (col > this.maxCol) this.maxCol = col;
     return r;
@@ -83,18 +102,19 @@ export function layoutTree(model: Model, state: LayoutState): Layout {
   const b = new RowBuilder(model, state);
   const nodeRow = new Int32Array(model.n).fill(-1);
   for (let i = model.roots.length - 1; i >= 0; i--) b.push(model.roots[i] as number, -1, 0, false);
-  while (b.stackNode.length > 0) {
-    const v = b.stackNode.pop() as number;
-    const parentRow = b.stackParent.pop() as number;
-    const col = b.stackCol.pop() as number;
-    const open = b.stackOpen.pop() as boolean;
+  while (b.depth > 0) {
+    const d = --b.depth;
+    const v = b.stackNode[d] as number;
+    const parentRow = b.stackParent[d] as number;
+    const col = b.stackCol[d] as number;
+    const open = b.stackOpen[d] === 1;
     const foldable = state.foldRuns && isFoldable(model, state, v);
     if (foldable && !open && foldRun(b, v, parentRow, col, nodeRow)) continue;
     const row = b.emit(v, 0, parentRow, col);
     nodeRow[v] = row;
     if (!state.collapsed.has(v)) pushChildren(b, v, row, col, foldable);
   }
-  return { rows: b.rows, count: b.rows.node.length, nodeRow, maxCol: b.maxCol };
+  return { rows: b.rows, count: b.count, nodeRow, maxCol: b.maxCol };
 }
 
 /** Folds the run starting at v into one row, if it is long enough and not unfolded by the user. */
@@ -115,23 +135,20 @@ function foldRun(b: RowBuilder, v: number, parentRow: number, col: number, nodeR
 
 /** The continuation is pushed first so that it pops last: side branches are listed before it. */
 function pushChildren(b: RowBuilder, v: number, row: number, col: number, inRun: boolean): void {
-  const list = b.model.children[v] as number[];
-  const main = b.model.mainChild[v] as number;
+  const { childStart, childList, mainChild } = b.model;
+  const main = mainChild[v] as number;
   if (main >= 0) b.push(main, row, col, inRun);
-  for (let i = list.length - 1; i >= 0; i--)
-    if (list[i] !== main) b.push(list[i] as number, row, col + 1, false);
+  for (let i = (childStart[v + 1] as number) - 1; i >= (childStart[v] as number); i--)
+    if (childList[i] !== main) b.push(childList[i] as number, row, col + 1, false);
 }
 
-/** The first child (the only one inside a run); -1 for none. */
-function onlyChild(model: Model, v: number): number {
-  return (model.children[v] as number[])[0] ?? -1;
-}
+const onlyChild = firstChild;
 
 /** Whether a node may disappear into a folded run. */
 function isFoldable(model: Model, state: LayoutState, v: number): boolean {
   if (v < 0) return false;
   const p = model.parent[v] as number;
-  if (p < 0 || model.children[p]?.length !== 1 || model.children[v]?.length !== 1) return false;
+  if (p < 0 || childCount(model, p) !== 1 || childCount(model, v) !== 1) return false;
   if (v === model.leaf || state.collapsed.has(v) || labelOf(model, v) !== undefined) return false;
   const look = nodeLook(model, v);
   if (look === "user" || look === "compaction" || look === "branchSummary") return false;

@@ -1,115 +1,150 @@
 import type { SessionEntry } from "../../core/entry.js";
-import { SessionTree, type SessionTreeNode } from "../../core/tree.js";
-import { subagentNames } from "../../format/describe.js";
+import { SessionTree } from "../../core/tree.js";
+import { lookAt, type SessionShape, shapeOf } from "../session-shape.js";
 import type { Look } from "./entry-line.js";
 
-/** What the page needs of a session to draw it: a `ViewerSession`, or the export's inlined one. */
+/** A whole session (the export's inlined one, a test's): what `buildModel` indexes in the page. */
 export interface ModelInput {
   entries: readonly SessionEntry[];
   leafId: string | null;
-  /** Resolved labels, target id → label. */
+  /** Resolved labels, target id → label; read from the entries' label records when left out. */
   labels?: Record<string, string>;
 }
 
 /**
- * A session indexed for drawing. Nodes are small integers (positions in `entries`); per-node facts
- * live in flat arrays so 100k entries stay cheap.
+ * A session indexed for drawing, from its shape (session-shape.ts): nodes are small integers,
+ * per-node facts live in flat arrays, children in one array sliced per parent, so a million
+ * entries cost a few typed arrays and no object per entry.
  */
 export interface Model {
-  /** Core's index of the session, the one every reader builds: the export projects context from it. */
-  tree: SessionTree;
-  /** Core's entries: duplicates kept once, leaf markers nobody built on left out. */
-  entries: SessionEntry[];
   n: number;
-  indexOf: Map<string, number>;
+  ids: readonly string[];
   /** -1 for a root (no parent, a missing parent, or where core cut a parent cycle). */
   parent: Int32Array;
-  /** Oldest first. */
-  children: number[][];
+  /** Children of v, oldest first: `childList[childStart[v] .. childStart[v + 1]]`. */
+  childStart: Int32Array;
+  childList: Int32Array;
   roots: number[];
   /** -1 when the session has no leaf. */
   leaf: number;
   /** 1 for the nodes on the path root → leaf. */
   onPath: Uint8Array;
   labels: Record<string, string>;
-  /** The subagent of each Claude Code sidechain entry, by id (format/describe.ts). */
-  subagents: Map<string, string>;
   /** The child the drawing continues in the parent's column: the one toward the leaf, else the newest. */
   mainChild: Int32Array;
   /** Entries in each subtree, itself included. */
   subtreeSize: Int32Array;
-  /** Filled on first use (entry-line.ts): most nodes of a large session are never drawn. */
-  looks: (Look | undefined)[];
+  looks: string;
+  /** Row texts; a large session's arrive a page at a time as rows are drawn (text-pages.ts). */
   texts: (string | undefined)[];
+  /** Asks for a text not here yet; unset when the shape held them all. */
+  wantText: ((v: number) => void) | null;
   /** Row texts of folded runs, by "start:length" (layout.ts). */
   runTexts: Map<string, string>;
+  /** Node numbers by id, made on the first lookup (a link, a jump): the first paint needs none. */
+  byId: Map<string, number> | null;
 }
 
-/** Indexes a session for drawing: O(n), no recursion. The structure is core's `SessionTree`. */
-export function buildModel(session: ModelInput): Model {
-  const tree = new SessionTree();
-  for (const entry of session.entries) tree.load(entry);
-  const entries = tree.getEntries();
-  const n = entries.length;
-  const indexOf = new Map<string, number>();
-  for (let i = 0; i < n; i++) indexOf.set((entries[i] as SessionEntry).id, i);
-  const links = linkForest(tree.getTree(), indexOf, n);
-  const leaf = session.leafId ? (indexOf.get(session.leafId) ?? -1) : -1;
-  const onPath = markPath(links.parent, leaf, n);
+/** Indexes a shape for drawing: O(n), no recursion. */
+export function modelOfShape(shape: SessionShape): Model {
+  const n = shape.ids.length;
+  const parent = Int32Array.from(shape.parents);
+  const { childStart, childList, roots } = linkChildren(parent, n);
+  const onPath = markPath(parent, shape.leaf, n);
   return {
-    tree,
-    entries,
     n,
-    indexOf,
-    parent: links.parent,
-    children: links.children,
-    roots: links.roots,
-    leaf,
+    ids: shape.ids,
+    parent,
+    childStart,
+    childList,
+    roots,
+    leaf: shape.leaf,
     onPath,
-    labels: session.labels ?? {},
-    subagents: subagentNames(entries),
-    mainChild: mainChildren(links.children, onPath),
-    subtreeSize: subtreeSizes(links.order, links.parent, n),
-    looks: new Array(n),
-    texts: new Array(n),
+    labels: shape.labels,
+    mainChild: mainChildren(childStart, childList, onPath, n),
+    subtreeSize: subtreeSizes(parent, childStart, childList, roots, n),
+    looks: shape.looks,
+    texts: shape.texts ?? new Array(n),
+    wantText: null,
     runTexts: new Map(),
+    byId: null,
   };
 }
 
+/** A whole session indexed by core, then shaped as the server shapes it (tests, the export). */
+export function buildModel(input: ModelInput): Model {
+  return modelOfShape(shapeOfEntries(input).shape);
+}
+
+/** Core's tree of a whole session and its shape: what the export's page holds. */
+export function shapeOfEntries(input: ModelInput): { tree: SessionTree; shape: SessionShape } {
+  const tree = new SessionTree();
+  for (const entry of input.entries) tree.load(entry);
+  const header = { type: "session", version: 3, id: "", timestamp: "", cwd: "" } as const;
+  const meta = { key: "", source: "", header, leafId: input.leafId, issues: [] };
+  const shape = shapeOf(tree, meta, { texts: true });
+  if (input.labels) shape.labels = input.labels;
+  return { tree, shape };
+}
+
+export function nodeLook(model: Model, v: number): Look {
+  return lookAt(model.looks, v);
+}
+
+/** What a row shows while its text is on its way. */
+export const TEXT_PENDING = "…";
+
+export function nodeText(model: Model, v: number): string {
+  const text = model.texts[v];
+  if (text !== undefined) return text;
+  model.wantText?.(v);
+  return TEXT_PENDING;
+}
+
 export function labelOf(model: Model, v: number): string | undefined {
-  return model.labels[(model.entries[v] as SessionEntry).id];
+  const id = model.ids[v];
+  return id === undefined ? undefined : model.labels[id];
 }
 
-interface Links {
-  parent: Int32Array;
-  children: number[][];
-  roots: number[];
-  /** Every node, parents before children. */
-  order: number[];
+export function childCount(model: Model, v: number): number {
+  return (model.childStart[v + 1] as number) - (model.childStart[v] as number);
 }
 
-/**
- * Core's forest (`getTree`: children oldest first, orphans and cycle cuts as roots) as integer
- * links, walked with an explicit stack so a 200,000-deep chain is fine.
- */
-function linkForest(forest: SessionTreeNode[], indexOf: Map<string, number>, n: number): Links {
-  const at = (node: SessionTreeNode) => indexOf.get(node.entry.id) as number;
-  const parent = new Int32Array(n).fill(-1);
-  const children: number[][] = Array.from({ length: n }, () => []);
-  const order: number[] = [];
-  const stack = forest.slice();
-  while (stack.length > 0) {
-    const node = stack.pop() as SessionTreeNode;
-    const v = at(node);
-    order.push(v);
-    for (const child of node.children) {
-      const c = at(child);
-      parent[c] = v;
-      (children[v] as number[]).push(c);
-      stack.push(child);
+/** The first child (the only one inside a run); -1 for none. */
+export function firstChild(model: Model, v: number): number {
+  if (v < 0 || childCount(model, v) === 0) return -1;
+  return model.childList[model.childStart[v] as number] as number;
+}
+
+export function indexOfId(model: Model, id: string): number | undefined {
+  if (!model.byId) {
+    const byId = new Map<string, number>();
+    for (let i = 0; i < model.n; i++) byId.set(model.ids[i] as string, i);
+    model.byId = byId;
+  }
+  return model.byId.get(id);
+}
+
+/** Children lists as one array in node order (so each list is oldest first), and the roots. */
+function linkChildren(parent: Int32Array, n: number) {
+  const childStart = new Int32Array(n + 1);
+  const roots: number[] = [];
+  for (let v = 0; v < n; v++) {
+    const p = parent[v] as number;
+    if (p >= 0) childStart[p + 1] = (childStart[p + 1] as number) + 1;
+    else roots.push(v);
+  }
+  for (let v = 0; v < n; v++) childStart[v + 1] = (childStart[v + 1] as number) + (childStart[v] as number);
+  const fill = childStart.slice(0, n);
+  const childList = new Int32Array(Math.max(0, n - roots.length));
+  for (let v = 0; v < n; v++) {
+    const p = parent[v] as number;
+    if (p >= 0) {
+      childList[fill[p] as number] = v;
+      fill[p] = (fill[p] as number) + 1;
     }
   }
-  return { parent, children, roots: forest.map(at), order };
+  return { childStart, childList, roots };
 }
 
 function markPath(parent: Int32Array, leaf: number, n: number): Uint8Array {
@@ -118,19 +153,43 @@ function markPath(parent: Int32Array, leaf: number, n: number): Uint8Array {
   return onPath;
 }
 
-function mainChildren(children: number[][], onPath: Uint8Array): Int32Array {
-  const main = new Int32Array(children.length).fill(-1);
-  children.forEach((list, v) => {
-    if (list.length === 0) return;
-    main[v] = list.find((c) => onPath[c] === 1) ?? (list[list.length - 1] as number);
-  });
+function mainChildren(childStart: Int32Array, childList: Int32Array, onPath: Uint8Array, n: number) {
+  const main = new Int32Array(n).fill(-1);
+  for (let v = 0; v < n; v++) {
+    const from = childStart[v] as number;
+    const to = childStart[v + 1] as number;
+    if (from === to) continue;
+    let pick = childList[to - 1] as number;
+    for (let i = from; i < to; i++) {
+      const c = childList[i] as number;
+      if (onPath[c] === 1) {
+        pick = c;
+        break;
+      }
+    }
+    main[v] = pick;
+  }
   return main;
 }
 
-/** Entries in each subtree (itself included), from a parents-before-children order. */
-function subtreeSizes(order: number[], parent: Int32Array, n: number): Int32Array {
+/** Entries in each subtree (itself included): sizes summed up a parents-first order. */
+function subtreeSizes(
+  parent: Int32Array,
+  childStart: Int32Array,
+  childList: Int32Array,
+  roots: number[],
+  n: number,
+): Int32Array {
+  const order = new Int32Array(n);
+  let end = 0;
+  for (const r of roots) order[end++] = r;
+  for (let i = 0; i < end; i++) {
+    const v = order[i] as number;
+    for (let c = childStart[v] as number; c < (childStart[v + 1] as number); c++)
+      order[end++] = childList[c] as number;
+  }
   const size = new Int32Array(n).fill(1);
-  for (let i = order.length - 1; i >= 0; i--) {
+  for (let i = end - 1; i >= 0; i--) {
     const v = order[i] as number;
     const p = parent[v] as number;
     if (p >= 0) size[p] = (size[p] as number) + (size[v] as number);

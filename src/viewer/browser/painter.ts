@@ -16,6 +16,9 @@ export function paintRows(
   to: number,
   width: number,
 ) {
+  // Nothing in view (an empty session, scrolled past the end): the row arrays past `count` hold
+  // nothing meaningful.
+  if (from > to || from >= scene.layout.count) return;
   const p = new Painter(ctx, scene);
   for (let r = from; r <= to; r++) p.band(r, width);
   p.passingEdges(from, to);

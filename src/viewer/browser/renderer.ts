@@ -13,10 +13,14 @@ export interface Renderer {
   readonly view: View;
   setData(model: Model, layout: Layout, selected: number): void;
   setSelected(v: number): void;
+  /** Draws again on the next frame (row texts arrived). */
+  redraw(): void;
   resetView(): void;
   zoomAt(factor: number, cx: number, cy: number): void;
   /** Brings row r to the middle, without scrolling past the top or leaving the bottom empty. */
   center(r: number): void;
+  /** Whether row r's mark is on the canvas, above the legend. */
+  inView(r: number): boolean;
   /** Fits the whole tree's height. */
   fit(): void;
   /** Where row r's mark is, in page coordinates (tests click there). */
@@ -61,6 +65,7 @@ export function createRenderer(
       view.selected = v;
       invalidate();
     },
+    redraw: invalidate,
     resetView() {
       Object.assign(view, { scale: 1, ox: 0, oy: 0 });
       invalidate();
@@ -72,6 +77,10 @@ export function createRenderer(
     center(r) {
       centerRow(view, sizeOf(canvas), r);
       invalidate();
+    },
+    inView(r) {
+      const y = view.oy + rowY(r) * view.scale;
+      return y >= 0 && y <= sizeOf(canvas).h - LEGEND_H;
     },
     fit() {
       const h = PAD * 2 + (view.layout?.count ?? 0) * ROW_H;
@@ -118,5 +127,6 @@ function draw(canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D, view: Vi
   const from = Math.max(0, Math.floor((top - PAD) / ROW_H) - 1);
   const to = Math.min(view.layout.count - 1, Math.ceil((bottom - PAD) / ROW_H) + 1);
   paintRows(ctx, view, from, to, s.w);
-  view.frame = { from, to, drawn: Math.max(0, to - from + 1), ms: performance.now() - t0 };
+  const at = performance.now();
+  view.frame = { from, to, drawn: Math.max(0, to - from + 1), ms: at - t0, at };
 }

@@ -1,7 +1,6 @@
-import type { SessionEntry } from "../../core/entry.js";
-import { type Look, nodeLook, nodeText } from "./entry-line.js";
+import type { Look } from "./entry-line.js";
 import { type Layout, runText } from "./layout.js";
-import { labelOf, type Model } from "./model.js";
+import { labelOf, type Model, nodeLook, nodeText } from "./model.js";
 
 /** Row geometry in world units (before zoom); LEGEND_H is the legend overlaying the canvas's bottom. */
 export const ROW_H = 24;
@@ -54,7 +53,7 @@ export function rowStyle(model: Model, layout: Layout, selected: number, r: numb
   const run = layout.rows.run[r] as number;
   const kind = run ? "run" : nodeLook(model, v);
   return {
-    id: (model.entries[v] as SessionEntry).id,
+    id: model.ids[v] as string,
     kind,
     run,
     text: run ? runText(model, v, run) : nodeText(model, v),

@@ -2,19 +2,26 @@
  * The live viewer's start: the session list (grouped by source, filterable), the session named in
  * the URL hash, reload. The single-file export has none of this: it opens its inlined session.
  */
-import type { ViewerOrigin, ViewerSession, ViewerSessionSummary } from "../source.js";
+
+import type { ViewerOrigin, ViewerSessionSummary } from "../source.js";
 import { api, byId, clear, el } from "./dom.js";
 import type { ViewerHooks } from "./test-hooks.js";
-import type { Viewer } from "./viewer.js";
+import type { Opening, Viewer } from "./viewer.js";
 
 export class SessionList {
   private sessions: ViewerSessionSummary[] = [];
   private origins: ViewerOrigin[] = [];
+  /** The shape asked for at start, for the session the address names. */
+  private prefetched: { key: string; shape: Promise<Opening> } | null = null;
 
   constructor(private readonly viewer: Viewer) {}
 
   /** Lists the sessions, opens the one in the hash (or the newest), and wires search and reload. */
   start(hooks: ViewerHooks): void {
+    // A link to a session: ask for its shape now, while the list is read, not after.
+    const linked = new URLSearchParams(location.hash.slice(1)).get("session");
+    if (linked) this.prefetched = { key: linked, shape: fetchShape(linked) };
+    this.prefetched?.shape.catch(() => {});
     this.load()
       .then(() => {
         window.addEventListener("hashchange", () => this.route());
@@ -43,14 +50,18 @@ export class SessionList {
     // Read before opening: selecting the leaf rewrites the hash.
     const link = new URLSearchParams(location.hash.slice(1));
     const wanted = link.get("session") === key ? link.get("entry") : null;
-    let session: ViewerSession;
+    let shape: Opening;
+    const early = this.prefetched?.key === key ? this.prefetched.shape : null;
+    this.prefetched = null;
     try {
-      session = await api<ViewerSession>(`api/session?key=${encodeURIComponent(key)}`);
+      shape = await (early ?? fetchShape(key));
     } catch (err) {
       byId("session-title").textContent = `Could not open this session: ${(err as Error).message}`;
       return;
     }
-    this.viewer.openSession(session);
+    this.viewer.timings.shapeAt = performance.now();
+    this.viewer.openSession(shape);
+    this.viewer.timings.openedAt = performance.now();
     if (wanted) this.viewer.jumpTo(wanted);
   }
 
@@ -68,7 +79,7 @@ export class SessionList {
 
   private route(): Promise<void> {
     const key = new URLSearchParams(location.hash.slice(1)).get("session");
-    const open = this.viewer.shown?.session.key;
+    const open = this.viewer.shown?.shape.key;
     if (key && open !== key) return this.show(key);
     const newest = this.sessions[0];
     if (!newest || key || open !== undefined) return Promise.resolve();
@@ -81,9 +92,9 @@ export class SessionList {
     const viewer = this.viewer;
     const keep = viewer.selected >= 0 ? viewer.entryId(viewer.selected) : null;
     await this.load();
-    const open = viewer.shown?.session.key;
+    const open = viewer.shown?.shape.key;
     if (open === undefined || this.sessions.length === 0) return this.route();
-    viewer.openSession(await api<ViewerSession>(`api/session?key=${encodeURIComponent(open)}`));
+    viewer.openSession(await fetchShape(open));
     if (keep) viewer.jumpTo(keep);
   }
 
@@ -125,6 +136,11 @@ export class SessionList {
     ];
     for (const hint of hints) box.appendChild(el("p", null, hint));
   }
+}
+
+/** A session's shape (its tree without bodies) and the leaf's entry and context: /api/shape. */
+function fetchShape(key: string): Promise<Opening> {
+  return api<Opening>(`api/shape?key=${encodeURIComponent(key)}`);
 }
 
 function sessionItem(s: ViewerSessionSummary): HTMLButtonElement {

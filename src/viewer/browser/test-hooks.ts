@@ -13,9 +13,11 @@ export interface ViewerHooks {
   clientPoint(id: string): { x: number; y: number } | null;
   style(id: string): RowStyle | null;
   rowCount(): number;
+  /** The entry a row shows (a run's first), null past the last row. */
+  idAtRow(row: number): string | null;
   frame(): Frame | null;
   viewport(): { scale: number; ox: number; oy: number };
-  timings(): Record<string, number>;
+  timings(): Record<string, number | undefined>;
   open(key: string): Promise<void>;
 }
 
@@ -26,7 +28,7 @@ declare global {
 }
 
 export function installTestHooks(viewer: Viewer, open: (key: string) => Promise<void>): ViewerHooks {
-  const node = (id: string) => viewer.shown?.model.indexOf.get(id);
+  const node = (id: string) => viewer.nodeOf(id);
   const rowOf = (id: string) => {
     const v = node(id);
     return v === undefined || !viewer.shown ? -1 : (viewer.shown.layout.nodeRow[v] as number);
@@ -38,7 +40,7 @@ export function installTestHooks(viewer: Viewer, open: (key: string) => Promise<
   const view = viewer.renderer.view;
   const hooks: ViewerHooks = {
     ready: false,
-    sessionKey: () => viewer.shown?.session.key ?? null,
+    sessionKey: () => viewer.shown?.shape.key ?? null,
     selectedId: () => (viewer.selected >= 0 ? viewer.entryId(viewer.selected) : null),
     rowOf,
     reveal,
@@ -57,6 +59,11 @@ export function installTestHooks(viewer: Viewer, open: (key: string) => Promise<
       return row < 0 || !shown ? null : rowStyle(shown.model, shown.layout, view.selected, row);
     },
     rowCount: () => viewer.shown?.layout.count ?? 0,
+    idAtRow: (row) => {
+      const shown = viewer.shown;
+      if (!shown || row < 0 || row >= shown.layout.count) return null;
+      return viewer.entryId(shown.layout.rows.node[row] as number);
+    },
     frame: () => view.frame,
     viewport: () => ({ scale: view.scale, ox: view.ox, oy: view.oy }),
     timings: () => viewer.timings,

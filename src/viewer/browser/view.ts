@@ -7,6 +7,8 @@ export interface Frame {
   to: number;
   drawn: number;
   ms: number;
+  /** When it was drawn, since the page's time origin. */
+  at: number;
 }
 
 /** The canvas's state: what it shows and where (world → screen: scale, then offset in CSS pixels). */

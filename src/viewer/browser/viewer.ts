@@ -1,18 +1,27 @@
 import type { SessionIssue } from "../../core/issues.js";
 import type { ViewerBoot } from "../boot.js";
-import { contextInTree } from "../context-at.js";
-import type { ViewerSession } from "../source.js";
-import { CONTEXT_SHOWN, type PanelContext, renderContext } from "./context-panel.js";
-import { api, byId, clear, el } from "./dom.js";
-import { nodeLook, nodeText } from "./entry-line.js";
+import type { MessagePage, SelectionAnswer } from "../context-at.js";
+import type { SessionShape } from "../session-shape.js";
+import { CONTEXT_SHOWN, renderContext } from "./context-panel.js";
+import { byId, clear, el } from "./dom.js";
 import { renderEntry } from "./entry-panel.js";
 import { type Layout, type LayoutState, layoutTree } from "./layout.js";
-import { buildModel, type Model } from "./model.js";
+import { childCount, firstChild, indexOfId, type Model, modelOfShape } from "./model.js";
 import { createRenderer, type Renderer } from "./renderer.js";
+import { loadTextsOnDemand, type TextFetcher } from "./text-pages.js";
+
+/**
+ * Where a click's answer comes from: the live viewer's `/api/context`, or the export's own tree
+ * (the same function the server runs).
+ */
+export type Answerer = (key: string, entryId: string, page: MessagePage) => Promise<SelectionAnswer>;
+
+/** A session's shape, with the answer for the node it opens at when the server sent it along. */
+export type Opening = SessionShape & { start?: SelectionAnswer | null };
 
 /** The session on screen: its index, what the user folded, and the rows that gives. */
 export interface Shown {
-  session: ViewerSession;
+  shape: SessionShape;
   model: Model;
   state: LayoutState;
   layout: Layout;
@@ -24,12 +33,19 @@ export class Viewer {
   /** The selected node, -1 for none. */
   selected = -1;
   /** How long the last open, layout and context took (the large-session test reports them). */
-  readonly timings: Record<string, number> = {};
+  readonly timings: Record<string, number | undefined> = {};
   readonly renderer: Renderer;
   /** Bumped by every context request: only the latest one's answer is shown. */
   private token = 0;
+  /** The answer for the node a session opens at, asked for before the tree is laid out. */
+  private early: { v: number; answer: Promise<SelectionAnswer> } | null = null;
 
-  constructor(readonly boot: ViewerBoot) {
+  constructor(
+    readonly boot: ViewerBoot,
+    private readonly answer: Answerer,
+    /** Row texts a large session's shape left out (the live viewer only). */
+    private readonly fetchTexts: ((key: string) => TextFetcher) | null = null,
+  ) {
     this.renderer = createRenderer(
       byId<HTMLCanvasElement>("tree"),
       (row) => this.onRowClick(row),
@@ -37,26 +53,36 @@ export class Viewer {
     );
   }
 
-  openSession(session: ViewerSession): void {
+  openSession(shape: SessionShape): void {
     const t0 = performance.now();
-    const model = buildModel(session);
+    // The panel's first answer is asked for now, while the tree is indexed and laid out.
+    const start = shape.leaf >= 0 ? shape.leaf : shape.ids.length - 1;
+    const startId = shape.ids[start];
+    this.early =
+      startId === undefined
+        ? null
+        : { v: start, answer: this.answer(shape.key, startId, { tail: CONTEXT_SHOWN }) };
+    this.early?.answer.catch(() => {});
+    const model = modelOfShape(shape);
+    if (shape.texts === null && this.fetchTexts)
+      loadTextsOnDemand(model, this.fetchTexts(shape.key), () => this.renderer.redraw());
     const state = {
       collapsed: new Set<number>(),
       expandedRuns: new Set<number>(),
       foldRuns: foldRunsChecked(),
     };
     this.timings.modelMs = performance.now() - t0;
+    delete this.timings.firstPaintAt;
     this.selected = -1;
     this.renderer.resetView();
-    this.shown = { session, model, state, layout: this.layOut(model, state) };
+    this.shown = { shape, model, state, layout: this.layOut(model, state) };
     this.draw(this.shown);
-    byId("session-title").textContent = session.name || firstPrompt(model) || session.header.id;
-    byId("session-meta").textContent = `${model.n} entries · ${session.header.cwd} · ${session.source}`;
-    renderIssues(session.issues ?? []);
+    byId("session-title").textContent = shape.name || shape.firstPrompt || shape.header.id;
+    byId("session-meta").textContent = `${model.n} entries · ${shape.header.cwd} · ${shape.source}`;
+    renderIssues(shape.issues ?? []);
     byId("empty").hidden = true;
     byId("workspace").hidden = false;
     this.showNoEntries(model.n === 0);
-    const start = model.leaf >= 0 ? model.leaf : model.n - 1;
     if (start >= 0) this.select(start, true);
     else {
       clear(byId("entry"));
@@ -69,7 +95,7 @@ export class Viewer {
     const box = byId("no-entries");
     box.hidden = !none;
     if (!none || !this.shown) return;
-    const { header } = this.shown.session;
+    const { header } = this.shown.shape;
     const later =
       this.boot.mode === "server" ? "They appear as the agent writes them: press reload to read them." : "";
     box.textContent = `This session has no entries yet: only its header (started ${header.timestamp} in ${header.cwd}). ${later}`;
@@ -119,29 +145,33 @@ export class Viewer {
     const row = this.reveal(v);
     this.selected = v;
     this.renderer.setSelected(v);
-    const frame = this.renderer.view.frame;
-    if (center || !frame || row < frame.from + 1 || row > frame.to - 1) this.renderer.center(row);
+    // Only a row out of sight is brought to the middle: moving the rows under the pointer between
+    // the clicks of a double-click would fold another row than the one clicked.
+    if (center || !this.renderer.inView(row)) this.renderer.center(row);
     const id = this.entryId(v);
-    renderEntry(byId("entry"), shown.model, v, (to) => this.jumpTo(to));
     if (this.boot.mode === "server") {
-      const hash = `#session=${encodeURIComponent(shown.session.key)}&entry=${encodeURIComponent(id)}`;
+      const hash = `#session=${encodeURIComponent(shown.shape.key)}&entry=${encodeURIComponent(id)}`;
       history.replaceState(null, "", hash);
     }
     this.loadContext(v);
   }
 
   jumpTo(id: string): void {
-    const v = this.shown?.model.indexOf.get(id);
+    const v = this.nodeOf(id);
     if (v !== undefined) this.select(v, false);
   }
 
+  nodeOf(id: string): number | undefined {
+    return this.shown ? indexOfId(this.shown.model, id) : undefined;
+  }
+
   entryId(v: number): string {
-    return this.shown?.model.entries[v]?.id ?? "";
+    return this.shown?.model.ids[v] ?? "";
   }
 
   toggleCollapse(v: number): void {
     const shown = this.shown;
-    if (!shown || shown.model.children[v]?.length === 0) return;
+    if (!shown || childCount(shown.model, v) === 0) return;
     if (!shown.state.collapsed.delete(v)) shown.state.collapsed.add(v);
     this.relayout();
   }
@@ -156,7 +186,7 @@ export class Viewer {
     let v = layout.rows.node[row] as number;
     const run = layout.rows.run[row] as number;
     // Moving up into a run lands on its last entry, next to where we came from.
-    if (run && delta < 0) for (let k = 1; k < run; k++) v = model.children[v]?.[0] as number;
+    if (run && delta < 0) for (let k = 1; k < run; k++) v = firstChild(model, v);
     this.select(v, false);
   }
 
@@ -178,40 +208,39 @@ export class Viewer {
   }
 
   /**
-   * The context panel at node v. The export computes it here with core's projection (the server's
-   * own function); the live viewer asks for the latest messages only, the rest on request.
+   * The entry and the context panel at node v: one answer (the entry, and the latest messages of
+   * the context there; earlier ones a page at a time). Only the latest request's answer is shown.
    */
   private loadContext(v: number): void {
     const shown = this.shown;
     if (!shown) return;
     const token = ++this.token;
     const t0 = performance.now();
+    const key = shown.shape.key;
+    const id = this.entryId(v);
     byId("context").setAttribute("aria-busy", "true");
-    const done = (ctx: PanelContext, loadAll?: () => void) => {
-      this.timings.contextMs = performance.now() - t0;
-      this.showContext(token, ctx, loadAll);
-    };
-    if (this.boot.mode === "export") {
-      done(contextInTree(shown.model.tree, this.entryId(v)));
-      return;
-    }
-    const key = encodeURIComponent(shown.session.key);
-    const url = `api/context?key=${key}&at=${encodeURIComponent(this.entryId(v))}`;
-    const failed = (err: Error) => this.contextFailed(token, err);
-    const loadAll = () => {
-      byId("context").setAttribute("aria-busy", "true");
-      api<PanelContext>(url).then((ctx) => done({ ...ctx, showAll: true }), failed);
-    };
-    api<PanelContext>(`${url}&tail=${CONTEXT_SHOWN}`).then((ctx) => done(ctx, loadAll), failed);
-  }
-
-  /** Shows an answer, unless a later request was made since (`token`). */
-  private showContext(token: number, ctx: PanelContext, loadAll?: () => void): void {
-    if (token !== this.token) return;
-    const box = byId("context");
-    renderContext(box, ctx, (id) => this.jumpTo(id), loadAll);
-    box.setAttribute("aria-busy", "false");
-    box.setAttribute("data-entry-id", ctx.entryId);
+    const loadPage = (page: MessagePage) => this.answer(key, id, page);
+    const early = this.early?.v === v ? this.early.answer : null;
+    this.early = null;
+    (early ?? loadPage({ tail: CONTEXT_SHOWN })).then(
+      (answer) => {
+        if (token !== this.token) return;
+        this.timings.contextMs = performance.now() - t0;
+        renderEntry(byId("entry"), shown.model, v, answer, (to) => this.jumpTo(to));
+        const box = byId("context");
+        const current = () => token === this.token;
+        const rest = renderContext(box, answer, (to) => this.jumpTo(to), loadPage, current);
+        box.setAttribute("data-entry-id", answer.entryId);
+        // Since the page's time origin: the bench reads them against its inputs' timestamps.
+        this.timings.contextShownAt = performance.now();
+        this.timings.firstPaintAt ??= this.timings.contextShownAt;
+        // Busy until every message of the page is there (the tests wait for that).
+        rest.then(() => {
+          if (current()) box.setAttribute("aria-busy", "false");
+        });
+      },
+      (err: Error) => this.contextFailed(token, err),
+    );
   }
 
   private contextFailed(token: number, err: Error): void {
@@ -226,11 +255,6 @@ export class Viewer {
 
 function foldRunsChecked(): boolean {
   return byId<HTMLInputElement>("fold-runs").checked;
-}
-
-function firstPrompt(model: Model): string {
-  for (let v = 0; v < model.n; v++) if (nodeLook(model, v) === "user") return nodeText(model, v).slice(0, 80);
-  return "";
 }
 
 function renderIssues(issues: SessionIssue[]): void {
