@@ -12,7 +12,11 @@ import type { SessionBackend } from "./backend/backend.js";
 import { SessionManagerBackend } from "./backend/session-manager-backend.js";
 import type { SessionManagerLike } from "./backend/session-manager-like.js";
 import { compactionDraft, leavingMessages } from "./compaction/compact.js";
-import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./compaction/prepare.js";
+import {
+  type CompactionSettings,
+  DEFAULT_COMPACTION_SETTINGS,
+  prepareCompaction,
+} from "./compaction/prepare.js";
 import { serializeConversation, summarize } from "./compaction/summarize.js";
 import { estimateContextTokens } from "./compaction/tokens.js";
 import type { AgentEvent, AgentListener } from "./events.js";
@@ -36,8 +40,11 @@ export interface AgentSessionOptions {
   tools?: readonly AgentTool[];
   /** Today's permissions, checked at every tool call. */
   permissions?: PermissionPolicy;
-  /** Compact automatically before a prompt when the context nears this many tokens. */
-  contextWindow?: number;
+  /**
+   * Compact automatically before a prompt when the context nears this many tokens; a function gets
+   * the current model (a chat that switches models), undefined: no automatic compaction.
+   */
+  contextWindow?: number | ((model: { provider: string; modelId: string }) => number | undefined);
   compaction?: Partial<CompactionSettings>;
   maxTurns?: number;
   /**
@@ -322,10 +329,22 @@ export class AgentSession {
   }
 
   private async maybeAutoCompact(): Promise<void> {
-    const window = this.options.contextWindow;
+    const option = this.options.contextWindow;
+    const window = typeof option === "function" ? option(this.getModel()) : option;
     if (!window) return;
     const tokens = estimateContextTokens((await this.keptContext()).messages);
-    if (tokens > window - this.compactionSettings().reserveTokens) await this.compact();
+    if (tokens <= window - this.compactionSettings().reserveTokens) return;
+    // Over the line with nothing older than the kept window (one huge turn): nothing to announce.
+    if (!prepareCompaction(await this.backend.path(), this.compactionSettings())) return;
+    await this.onEvent({ type: "compaction_start", reason: "auto", tokens, contextWindow: window });
+    try {
+      const entryId = await this.compact();
+      await this.onEvent({ type: "compaction_end", reason: "auto", entryId });
+    } catch (error) {
+      // A failed summary writes nothing (see compact); the prompt still goes, and the user knows.
+      const message = error instanceof Error ? error.message : String(error);
+      await this.onEvent({ type: "compaction_end", reason: "auto", entryId: undefined, error: message });
+    }
   }
 
   private compactionSettings(): CompactionSettings {

@@ -25,6 +25,13 @@ export type AgentEvent =
    * is not sent again with the next one. Its entries stay in the tree, on a side branch.
    */
   | { type: "prompt_rewound"; userEntryId: string; leafId: string | null }
+  /** The context neared `contextWindow`: a compaction starts before the prompt is sent. */
+  | { type: "compaction_start"; reason: "auto"; tokens: number; contextWindow: number }
+  /**
+   * The automatic compaction ended: `entryId` is the `compaction` entry written, undefined when
+   * there was nothing to compact or it failed (`error`; the prompt is still sent).
+   */
+  | { type: "compaction_end"; reason: "auto"; entryId: string | undefined; error?: string }
   | { type: "error"; message: string };
 
 /** Listeners may be async; the loop waits for each before going on, so their writes stay in order. */

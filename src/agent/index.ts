@@ -7,12 +7,15 @@ export { AgentSession, type AgentSessionOptions, type PromptOptions } from "./ag
 export type { SessionBackend } from "./backend/backend.js";
 export type { SessionManagerLike } from "./backend/session-manager-like.js";
 export { StoreBackend } from "./backend/store-backend.js";
+export { type BashToolOptions, codingTools } from "./coding/index.js";
 export { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./compaction/prepare.js";
 export type { LlmMessage } from "./convert/llm-messages.js";
 export type { AgentEvent, AgentListener, LoopMessage } from "./events.js";
 export { readOnlyFsTools } from "./fs-tools.js";
 export { type LoopConfig, type LoopHooks, runLoop } from "./loop.js";
 export {
+  type AskAnswer,
+  describeRule,
   type PermissionDecision,
   PermissionPolicy,
   type PermissionPolicyOptions,
@@ -40,4 +43,12 @@ export {
   type ScriptedReply,
 } from "./providers/scripted.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+export {
+  BUILT_IN_RULES,
+  loadPermissionSettings,
+  type PermissionSettings,
+  type PermissionSources,
+  parsePermissionSettings,
+  parseRuleSpec,
+} from "./settings.js";
 export { type AgentTool, defineTool, type ToolContext, type ToolOutput } from "./tools.js";

@@ -19,7 +19,11 @@ export async function runToolCall(
   if (!tool)
     return errorResult(call, `Tool ${call.name} is not available in this session's current configuration.`);
   const permission = await permissions.check(call);
-  if (!permission.allowed) return errorResult(call, permission.reason, { refused: "permission" });
+  if (!permission.allowed) {
+    // The refusal is the call's result, so the tree says what refused it: the rule, as of today.
+    const rule = permission.rule ? { ...permission.rule } : undefined;
+    return errorResult(call, permission.reason, { refused: "permission", rule });
+  }
   const problem = argumentProblems(tool, call.arguments);
   if (problem) return errorResult(call, problem);
   try {

@@ -1,11 +1,30 @@
-import type { AgentSession } from "../../agent/index.js";
+import { type AgentSession, THINKING_LEVELS } from "../../agent/index.js";
 import { ValidationError } from "../../core/errors.js";
 import { SessionManager } from "../../session/session-manager.js";
 import type { ChatEndpoints } from "./endpoints.js";
 import { resolveEntry, treeLines } from "./tree-lines.js";
 
-export const HELP = `/tree  /rewind ID  /branch ID  /label ID TEXT  /name TEXT  /model PROVIDER/MODEL
-/thinking LEVEL  /compact  /fork  /session  /help  /quit   (Ctrl-C stops a reply)`;
+/** One line per command, as /help prints them. */
+export const COMMANDS: ReadonlyArray<readonly [string, string]> = [
+  ["/help", "this list"],
+  ["/tree", "the session tree; * marks where you are (the leaf)"],
+  ["/checkout ID", "move to an entry of /tree (id or unique prefix); the next prompt continues from it"],
+  ["/rewind ID", "the same as /checkout"],
+  ["/branch ID", "go back to an entry, with a summary of the branch you leave"],
+  ["/label ID TEXT", "label an entry (no text clears it)"],
+  ["/name TEXT", "name the session"],
+  ["/model PROVIDER/MODEL", "switch model (openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, scripted/…)"],
+  ["/thinking [LEVEL]", "set the thinking level; without one, list the levels"],
+  ["/compact [FOCUS]", "summarize older turns now (it also happens by itself near the context window)"],
+  ["/fork", "continue in a new session file holding this one's path"],
+  ["/session", "the session's id and file"],
+  ["/quit", "leave (Ctrl-C twice, or Ctrl-D, at an empty prompt too)"],
+];
+
+export const HELP = [
+  ...COMMANDS.map(([name, what]) => `${name.padEnd(24)}${what}`),
+  "Ctrl-C stops a reply or a running tool. Keys typed during a reply wait for the next prompt.",
+].join("\n");
 
 export interface CommandContext {
   manager: SessionManager;
@@ -29,10 +48,12 @@ export async function runCommand(text: string, ctx: CommandContext): Promise<Ses
       return undefined;
     case "/tree":
       for (const line of treeLines(manager.getTree(), manager.getLeafId())) out(line);
+      out(`* = you are here (${manager.getLeafId() ?? "empty"}); /checkout ID moves there`);
       return undefined;
     case "/session":
       out(`session ${manager.getSessionId()} ${manager.getSessionFile() ?? "(in memory)"}`);
       return undefined;
+    case "/checkout":
     case "/rewind":
       await agent.navigate(resolveEntry(manager, rest[0]));
       out(`leaf → ${manager.getLeafId()}`);
@@ -55,6 +76,12 @@ export async function runCommand(text: string, ctx: CommandContext): Promise<Ses
       await switchModel(arg, ctx);
       return undefined;
     case "/thinking":
+      if (!arg) {
+        const current = agent.getThinkingLevel();
+        out(`thinking levels: ${THINKING_LEVELS.map((l) => (l === current ? `[${l}]` : l)).join(" ")}`);
+        out("set one with /thinking LEVEL");
+        return undefined;
+      }
       await agent.setThinkingLevel(arg);
       out(`thinking ${agent.getThinkingLevel()}`);
       return undefined;
@@ -71,7 +98,7 @@ export async function runCommand(text: string, ctx: CommandContext): Promise<Ses
       return SessionManager.forkFrom(file, ctx.cwd, undefined, { root: ctx.root });
     }
     default:
-      throw new ValidationError("invalid_argument", `Unknown command ${name}. ${HELP}`);
+      throw new ValidationError("invalid_argument", `Unknown command ${name}: /help lists them`);
   }
 }
 

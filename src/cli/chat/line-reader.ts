@@ -1,8 +1,8 @@
 import type { Interface } from "node:readline";
 
 /**
- * The chat's input as awaited lines, so a command can ask a question in the middle of the chat
- * (a confirmation) and read the answer from the same input, typed or piped.
+ * Lines of an input as awaited values, so a question in the middle of the chat (a confirmation)
+ * reads its answer from the same input.
  */
 export class LineReader {
   private readonly queued: string[] = [];
@@ -26,15 +26,6 @@ export class LineReader {
     if (line !== undefined) return Promise.resolve(line);
     if (this.closed) return Promise.resolve(undefined);
     return new Promise((resolve) => (this.waiting = resolve));
-  }
-
-  /** Asks a yes/no question; only an answer starting with "y" is a yes (the safe default is no). */
-  async confirm(question: string): Promise<boolean> {
-    this.rl.setPrompt(`${question} [y/N] `);
-    this.rl.prompt();
-    const answer = await this.next();
-    this.rl.setPrompt("> ");
-    return /^\s*y/i.test(answer ?? "");
   }
 
   private take(): (line: string | undefined) => void {

@@ -1,14 +1,15 @@
-import { createInterface } from "node:readline";
-import pc from "picocolors";
-import { type AgentEvent, AgentSession, PermissionPolicy, readOnlyFsTools } from "../../agent/index.js";
-import { NotFoundError } from "../../core/errors.js";
-import { messageText } from "../../core/messages.js";
+import { AgentSession, codingTools, loadPermissionSettings, PermissionPolicy } from "../../agent/index.js";
+import { NotFoundError, ValidationError } from "../../core/errors.js";
 import { defaultRoot } from "../../file/paths.js";
 import { SessionManager } from "../../session/session-manager.js";
-import { runCommand } from "../chat/commands.js";
-import { RetryCountdown } from "../chat/countdown.js";
+import { ChatLoop } from "../chat/chat-loop.js";
+import { compactionFor, contextWindowOf } from "../chat/context-window.js";
 import { ChatEndpoints, DEFAULT_MODELS } from "../chat/endpoints.js";
-import { LineReader } from "../chat/line-reader.js";
+import type { ChatInput } from "../chat/input.js";
+import { askInTerminal, normalizeForRules } from "../chat/permission-prompt.js";
+import { PipedInput } from "../chat/piped-input.js";
+import { ChatRenderer } from "../chat/render.js";
+import { TerminalInput } from "../chat/terminal-input.js";
 
 export interface ChatOptions {
   resume?: string;
@@ -18,14 +19,23 @@ export interface ChatOptions {
   baseUrl?: string;
   root?: string;
   system?: string;
+  /** Rule specs (`bash(git *)`) allowed / denied for this chat, above the settings files. */
+  allow?: string[];
+  deny?: string[];
+  hideThinking?: boolean;
+  /** Tokens; the model's known window when absent. */
+  contextWindow?: string | number;
 }
 
 /** Where the chat reads and writes: the terminal, or streams in a test. */
 export interface ChatIo {
-  input: NodeJS.ReadableStream & { isTTY?: boolean };
-  output: NodeJS.WritableStream & { isTTY?: boolean };
+  input: NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
+  output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   cwd: string;
 }
+
+const SYSTEM_PROMPT =
+  "You are a coding assistant in a terminal chat, working in the user's current directory. Use the tools to look before you change anything; keep answers short.";
 
 export async function runChat(
   options: ChatOptions,
@@ -33,80 +43,68 @@ export async function runChat(
 ): Promise<void> {
   const root = options.root ? options.root : defaultRoot();
   const { cwd } = io;
-  let manager = await openManager(options, root, cwd);
+  const contextWindow = windowFlag(options.contextWindow);
+  const manager = await openManager(options, root, cwd);
+  const resumed =
+    (options.resume !== undefined || options.continue === true) && manager.getEntries().length > 0;
   const endpoints = new ChatEndpoints(options, manager.buildSessionContext().model?.provider);
-  const open = () =>
+  // Today's rules, read now (before the terminal goes raw: a settings file that does not parse
+  // ends the chat here): nothing a past chat allowed carries over.
+  const settings = loadPermissionSettings({ userDir: root, cwd, allow: options.allow, deny: options.deny });
+  const input: ChatInput = io.input.isTTY
+    ? new TerminalInput(io.input, io.output)
+    : new PipedInput(io.input, io.output);
+  const renderer = new ChatRenderer(io.output, { hideThinking: options.hideThinking });
+  // One policy for the chat, so an "always" answer lasts until the chat ends (a /fork included).
+  const permissions = new PermissionPolicy({
+    ...settings,
+    ask: askInTerminal(input, (line) => renderer.line(line)),
+    normalize: normalizeForRules(cwd),
+  });
+  const startModel = options.model ?? manager.buildSessionContext().model?.modelId ?? "";
+  const openAgent = (session: SessionManager) =>
     AgentSession.open({
-      session: manager,
+      session,
       providers: endpoints.providers,
       defaultModel: {
         provider: endpoints.chosen,
         modelId: options.model ?? DEFAULT_MODELS[endpoints.chosen] ?? "",
       },
-      systemPrompt: options.system ?? "You are a helpful assistant in a terminal chat.",
-      tools: readOnlyFsTools(cwd),
-      permissions: new PermissionPolicy({ defaultDecision: "allow" }),
+      systemPrompt: options.system ?? SYSTEM_PROMPT,
+      tools: codingTools(cwd),
+      permissions,
+      contextWindow: (model) => contextWindowOf(model.modelId, contextWindow),
+      compaction: compactionFor(contextWindowOf(startModel, contextWindow)),
     });
-  let agent = await open();
-  await endpoints.align(agent);
-  const rl = createInterface({ input: io.input, output: io.output, terminal: io.input.isTTY === true });
-  const lines = new LineReader(rl);
-  const out = (line = "") => io.output.write(`${line}\n`);
-  let controller: AbortController | undefined;
-  rl.on("SIGINT", () => (controller ? controller.abort() : rl.close()));
-  const countdown = new RetryCountdown(io.output, out);
-  const attach = () =>
-    agent.subscribe((event) => {
-      countdown.stop();
-      if (event.type === "retry") countdown.start(event);
-      else render(event, io.output, out);
-    });
-  attach();
-  banner(out, manager, agent, endpoints);
-  rl.setPrompt("> ");
-  rl.prompt();
-  for (let line = await lines.next(); line !== undefined; line = await lines.next()) {
-    const text = line.trim();
-    try {
-      if (text === "/quit" || text === "/exit") break;
-      if (text.startsWith("/")) {
-        const confirm = (question: string) => lines.confirm(question);
-        const switched = await runCommand(text, { manager, agent, endpoints, out, confirm, root, cwd });
-        if (switched) {
-          manager = switched;
-          agent = await open();
-          attach();
-          banner(out, manager, agent, endpoints);
-        }
-      } else if (text) {
-        controller = new AbortController();
-        await agent.prompt(text, { signal: controller.signal });
-      }
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? "error";
-      out(pc.red(`[${code}] ${error instanceof Error ? error.message : String(error)}`));
-    } finally {
-      controller = undefined;
-    }
-    rl.prompt();
+  const loop = new ChatLoop(manager, {
+    input,
+    renderer,
+    endpoints,
+    permissions,
+    openAgent,
+    root,
+    cwd,
+    contextWindow,
+  });
+  let last = manager;
+  try {
+    last = await loop.run({ showTail: resumed });
+  } finally {
+    input.close();
   }
-  out(`bye — resume with: sessiontree chat --resume ${manager.getSessionId()}`);
-  manager.close();
-  rl.close();
+  renderer.line(`bye — resume with: sessiontree chat --resume ${last.getSessionId()}`);
+  last.close();
 }
 
-function render(event: AgentEvent, output: NodeJS.WritableStream, out: (line?: string) => void): void {
-  if (event.type === "message_update")
-    output.write(event.delta.kind === "text" ? event.delta.text : pc.dim(event.delta.text));
-  else if (event.type === "tool_call_start")
-    out(pc.cyan(`\n[tool] ${event.call.name} ${JSON.stringify(event.call.arguments)}`));
-  else if (event.type === "tool_call_end")
-    out(pc.dim(`[result${event.result.isError ? " error" : ""}] ${messageText(event.result).slice(0, 200)}`));
-  else if (event.type === "turn_end") out();
-  else if (event.type === "error") out(pc.red(`[error] ${event.message}`));
-  else if (event.type === "abort") out(pc.yellow("[aborted]"));
-  else if (event.type === "prompt_rewound")
-    out(pc.yellow(`[the failed prompt stays in /tree as ${event.userEntryId} but is out of the context]`));
+function windowFlag(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1000)
+    throw new ValidationError(
+      "invalid_argument",
+      `--context-window takes a number of tokens ≥ 1000, not ${value}`,
+    );
+  return n;
 }
 
 async function openManager(options: ChatOptions, root: string, cwd: string): Promise<SessionManager> {
@@ -121,20 +119,4 @@ async function openManager(options: ChatOptions, root: string, cwd: string): Pro
   }
   if (options.continue) return SessionManager.continueRecent(cwd, undefined, { root });
   return SessionManager.create(cwd, undefined, { root });
-}
-
-function banner(
-  out: (line?: string) => void,
-  manager: SessionManager,
-  agent: AgentSession,
-  endpoints: ChatEndpoints,
-): void {
-  const { provider, modelId } = agent.getModel();
-  const label =
-    provider === "scripted" ? pc.yellow(" (scripted model: offline, replies are scripted, not AI)") : "";
-  const where = provider === "scripted" ? "" : ` · ${endpoints.endpointOf(provider)}`;
-  out(`session ${manager.getSessionId()}${manager.getSessionName() ? ` "${manager.getSessionName()}"` : ""}`);
-  out(
-    `model ${provider}/${modelId}${label}${where} · thinking ${agent.getThinkingLevel()} · /help for commands`,
-  );
 }
