@@ -2,10 +2,13 @@
 // latency, per backend, on the same workload. Medians of several runs. Prints a table and writes
 // docs/stores-benchmarks.md. PostgreSQL: SESSIONTREE_TEST_PG_URL, or a throwaway server started here.
 //   npm run bench:stores            (BENCH_QUICK=1 for a short run)
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import type { SessionEntry } from "../src/core/entry.js";
+import { FsBlobStore } from "../src/store/blob/fs-blob-store.js";
 import { JsonlStore } from "../src/store/jsonl/jsonl-store.js";
 import { MemoryStore } from "../src/store/memory/memory-store.js";
 import { PostgresStore } from "../src/store/postgres/index.js";
@@ -224,11 +227,138 @@ function table(rows: Row[]): string {
   return lines.join("\n");
 }
 
+// Payloads out of line (issue 17): a session with 50 screenshots of 200 KB and 20 tool outputs of
+// 1 MB, forked 10 times (export → import), on SQLite with and without a blob store.
+const SCREENSHOTS = 50;
+const SCREENSHOT_BYTES = 200_000;
+const TOOL_OUTPUTS = 20;
+const TOOL_OUTPUT_BYTES = 1_000_000;
+const FORKS = QUICK ? 3 : 10;
+
+interface OffloadRow {
+  setup: string;
+  databaseBytes: number;
+  blobBytes: number;
+  exportBytes: number;
+  branchMs: number;
+  branchRefsMs: number;
+}
+
+function heavySession(): SessionEntry[] {
+  const entries: SessionEntry[] = [];
+  let parent: string | null = null;
+  const push = (entry: SessionEntry) => {
+    entries.push(entry);
+    parent = entry.id;
+  };
+  for (let i = 0; i < SCREENSHOTS; i++) {
+    const data = randomBytes(SCREENSHOT_BYTES).toString("base64");
+    const content = [
+      { type: "text", text: `screenshot ${i}` },
+      { type: "image", data, mimeType: "image/png" },
+    ];
+    push(message(`shot-${i}`, parent, { role: "user", content }));
+    push(entry(`reply-${i}`, parent));
+    if (i < TOOL_OUTPUTS) {
+      const text = randomBytes(TOOL_OUTPUT_BYTES / 2).toString("hex");
+      const result = { role: "toolResult", toolCallId: `call-${i}`, toolName: "bash", isError: false };
+      push(message(`tool-${i}`, parent, { ...result, content: [{ type: "text", text }] }));
+    }
+  }
+  return entries;
+}
+
+function message(id: string, parentId: string | null, body: Record<string, unknown>): SessionEntry {
+  const message = { ...body, timestamp: Date.now() };
+  return { type: "message", id, parentId, timestamp: new Date().toISOString(), message } as SessionEntry;
+}
+
+function bytesUnder(path: string): number {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return stat.size;
+  return readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0);
+}
+
+async function offloadRow(setup: string, dir: string, offload: boolean): Promise<OffloadRow> {
+  const path = join(dir, `${setup}.db`);
+  const blobRoot = join(dir, `${setup}-blobs`);
+  const blobs = offload ? { store: new FsBlobStore(blobRoot) } : undefined;
+  const store = new SqliteStore({ path, blobs });
+  await store.init();
+  const owner = "bench";
+  const { id } = await store.createSession(owner);
+  const entries = heavySession();
+  for (let i = 0; i < entries.length; i += 10) await store.appendEntries(owner, id, entries.slice(i, i + 10));
+  const exported = await store.exportJsonl(owner, id);
+  for (let i = 0; i < FORKS; i++) await store.importJsonl(owner, exported, { newId: true });
+  const timed = async (references: boolean) => {
+    const times: number[] = [];
+    for (let i = 0; i < READS + 2; i++) {
+      const started = performance.now();
+      await store.readBranch(owner, id, undefined, { references });
+      if (i >= 2) times.push(performance.now() - started);
+    }
+    return median(times);
+  };
+  const branchMs = await timed(false);
+  const branchRefsMs = await timed(true);
+  await store.close();
+  // Each database's size once its WAL is folded in.
+  const db = new Database(path);
+  db.pragma("wal_checkpoint(TRUNCATE)");
+  db.close();
+  const databaseBytes = bytesUnder(path);
+  return {
+    setup,
+    databaseBytes,
+    blobBytes: bytesUnder(blobRoot),
+    exportBytes: exported.length,
+    branchMs,
+    branchRefsMs,
+  };
+}
+
+function offloadTable(rows: OffloadRow[]): string {
+  const mb = (n: number) => (n / 1e6).toFixed(1);
+  return [
+    "| sqlite | database (MB) | blob store (MB) | one export (MB) | readBranch, payloads inline (ms) | readBranch, references (ms) |",
+    "|---|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.setup} | ${mb(r.databaseBytes)} | ${mb(r.blobBytes)} | ${mb(r.exportBytes)} | ${r.branchMs.toFixed(1)} | ${r.branchRefsMs.toFixed(1)} |`,
+    ),
+  ].join("\n");
+}
+
+async function offloadBench(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "sessiontree-bench-offload-"));
+  try {
+    const inline = await offloadRow("payloads inline", dir, false);
+    const out = await offloadRow("payloads in a blob store", dir, true);
+    const table = offloadTable([inline, out]);
+    const ratio = (a: number, b: number) => (a / b).toFixed(1);
+    return [
+      table,
+      "",
+      `Database ${ratio(inline.databaseBytes, out.databaseBytes)}× smaller with offload; the path without`,
+      `payloads (references) reads ${ratio(inline.branchMs, out.branchRefsMs)}× faster than the inline path.`,
+    ].join("\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_OFFLOAD_ONLY === "1") {
+    console.log(await offloadBench());
+    return;
+  }
   const dir = mkdtempSync(join(tmpdir(), "sessiontree-bench-"));
   const pg = await postgresUrl();
   const rows: Row[] = [];
   const baselines: Baseline[] = [];
+  let offload = "";
   try {
     rows.push(await measure("memory", new MemoryStore()));
     rows.push(await measure("jsonl", new JsonlStore({ root: join(dir, "jsonl") })));
@@ -236,13 +366,14 @@ async function main(): Promise<void> {
     rows.push(await measure("postgres", new PostgresStore({ connectionString: pg.url })));
     baselines.push(await sqliteBaseline(join(dir, "raw.db")));
     baselines.push(await postgresBaseline(pg.url));
+    offload = await offloadBench();
   } finally {
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   const result = table(rows);
   const floor = baselineTable(baselines);
-  console.log(`${result}\n\n${floor}`);
+  console.log(`${result}\n\n${floor}\n\n${offload}`);
   const doc = [
     "# Store benchmarks",
     "",
@@ -270,6 +401,17 @@ async function main(): Promise<void> {
     "On a quiet machine the driver-alone figures were about 208k rows/s (SQLite, one transaction) and",
     "33–44k rows/s (PostgreSQL, batched); on a loaded 2-core machine every figure here drops by an",
     "order of magnitude, so compare rows of one run with each other, not runs with each other.",
+    "",
+    "## Payloads out of line",
+    "",
+    `One session of ${SCREENSHOTS} screenshots (${SCREENSHOT_BYTES / 1000} KB each, base64 in the entry) and ${TOOL_OUTPUTS} tool`,
+    `outputs of ${TOOL_OUTPUT_BYTES / 1e6} MB, between small replies, then forked ${FORKS} times (export, import as a new`,
+    "session of the same owner), on SQLite without and with a blob store (filesystem). A fork's payloads",
+    "are the same blobs, so the blob store holds them once; the database holds references. The export is",
+    "a self-contained pi JSONL file either way. `readBranch` reads the original session's path",
+    `(median of ${READS}); "references" is the read a viewer or an agent's lazy context makes.`,
+    "",
+    offload,
     "",
   ].join("\n");
   writeFileSync(new URL("../docs/stores-benchmarks.md", import.meta.url), doc);

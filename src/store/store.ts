@@ -63,7 +63,12 @@ export interface SessionStore {
    * The path root → `leafId` (default: the session's leaf; null: empty), without loading other
    * branches. An unknown entry is `entry_not_found`.
    */
-  readBranch(owner: string, sessionId: string, leafId?: string | null): Promise<SessionEntry[]>;
+  readBranch(
+    owner: string,
+    sessionId: string,
+    leafId?: string | null,
+    options?: PayloadReadOptions,
+  ): Promise<SessionEntry[]>;
   /** Entries in storage order, paged: `after` is the last seq seen (0 to start). */
   readEntries(owner: string, sessionId: string, options?: EntryPageOptions): Promise<EntryPage>;
 
@@ -159,9 +164,18 @@ export interface CreateSessionInput {
   timestamp?: string;
 }
 
-export interface ReadOptions {
+export interface ReadOptions extends PayloadReadOptions {
   /** Also find soft-deleted sessions. */
   includeDeleted?: boolean;
+}
+
+export interface PayloadReadOptions {
+  /**
+   * Give payloads kept in the blob store back as references (`{ type: "image", mimeType, blob:
+   * { sha256, size, encoding } }`, `{ type: "text", blob: { sha256, size } }`) instead of inline:
+   * a viewer loads an image only when it is shown. Default false: entries come back whole.
+   */
+  references?: boolean;
 }
 
 export interface WriteOptions extends InTransaction<WriteResult> {
@@ -209,7 +223,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface EntryPageOptions {
+export interface EntryPageOptions extends PayloadReadOptions {
   after?: number;
   /** Default 500, at most 5000. */
   limit?: number;
@@ -241,6 +255,11 @@ export interface SessionSummary {
   /** Text of the first user message, "" when there is none. */
   firstMessage: string;
   deletedAt: string | null;
+  /**
+   * When the session was archived to object storage (SQL stores with a blob store): present only
+   * while it is. Any read or write of the session brings it back first, transparently.
+   */
+  archivedAt?: string;
 }
 
 export interface StoredSession {

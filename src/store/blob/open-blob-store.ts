@@ -54,3 +54,8 @@ export function parseS3Location(location: string): { bucket: string; prefix: str
   }
   return { bucket, prefix };
 }
+
+/** The embedded default: blobs as files in `<data folder>/blobs`, beside the SQLite database. */
+export function defaultBlobLocation(dataFolder: string): string {
+  return `file:${resolve(dataFolder, "blobs")}`;
+}

@@ -53,6 +53,11 @@ export interface StoreDriver<S> {
     cutoff: string,
     within?: (purged: PurgedSession[], sql: TxSql) => DriverStep<void>,
   ): DriverStep<PurgedSession[]>;
+  /**
+   * SQL drivers: runs `work` in a write transaction of its own (blob claims, collections, archive
+   * bookkeeping; see store/blob/). Drivers without it keep no payloads out of line.
+   */
+  runSql?<T>(work: (sql: TxSql) => DriverStep<T>): DriverStep<T>;
 }
 
 /** Which session a call is about: every session belongs to one owner. */

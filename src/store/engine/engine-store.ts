@@ -10,6 +10,7 @@ import type {
   InTransaction,
   ListOptions,
   Page,
+  PayloadReadOptions,
   PurgedSessions,
   ReadOptions,
   SessionStore,
@@ -24,10 +25,11 @@ import type {
 import { applyEntries, buildHeader, initialSummary } from "../summary.js";
 import { normalizeEntryPage, normalizeListOptions, toPage } from "./cursor.js";
 import type { ReadTx, SessionKey, StoreDriver, WriteTx } from "./driver.js";
-import { parseImport } from "./jsonl-transfer.js";
+import { exportSessionJsonl, parseImport } from "./jsonl-transfer.js";
+import { type PayloadHooks, SessionArchivedSignal, withPrepared } from "./payload-hooks.js";
 import { branchFlow, entryPageFlow, exportFlow, isVisible, loadFlow } from "./read-flows.js";
 import { requireOwner, sessionExists, sessionNotFound } from "./rules.js";
-import { type DriverStep, runFlow, type StoreFlow } from "./step.js";
+import { type DriverStep, runFlow, type StoreFlow, wait } from "./step.js";
 import { checkHeaderLimits, validateBatch } from "./validate-batch.js";
 import { appendFlow, purgeFlow, setDeletedFlow, setLeafFlow, withinWrite } from "./write-flows.js";
 
@@ -45,7 +47,11 @@ export class EngineStore<S = unknown> implements SessionStore {
   readonly kind: string;
   readonly capabilities: StoreCapabilities;
 
-  constructor(private readonly driver: StoreDriver<S>) {
+  constructor(
+    private readonly driver: StoreDriver<S>,
+    /** Large payloads out of line (SQL stores given a blob store); none: entries keep them. */
+    protected readonly payloads?: PayloadHooks<S>,
+  ) {
     this.kind = driver.kind;
     this.capabilities = Object.freeze({ ...driver.capabilities });
   }
@@ -73,12 +79,20 @@ export class EngineStore<S = unknown> implements SessionStore {
   ): Promise<SessionSummary> {
     const imported = parseImport(jsonl, options);
     checkHeaderLimits(imported.header);
-    return this.insert(owner, imported.header, imported.entries, imported.leafId, options?.within);
+    const { header, leafId } = imported;
+    const payloads = this.payloads;
+    if (!payloads) return this.insert(owner, header, imported.entries, leafId, options?.within);
+    // The same owner's blobs are the same content: an import of an export shares its blobs.
+    return withPrepared(payloads, requireOwner(owner), imported.entries, (prepared) => {
+      const confirm = (sql: TxSql) => runFlow(payloads.confirmInInsert(sql, owner, header.id, prepared));
+      return this.insert(owner, header, prepared.entries, leafId, options?.within, confirm);
+    });
   }
 
   async loadSession(owner: string, sessionId: string, options?: ReadOptions): Promise<StoredSession> {
     const includeDeleted = options?.includeDeleted ?? false;
-    return this.read(owner, sessionId, (tx) => loadFlow(tx, sessionId, includeDeleted));
+    const loaded = await this.read(owner, sessionId, (tx) => loadFlow(tx, sessionId, includeDeleted));
+    return { ...loaded, entries: await this.resolved(owner, loaded.entries, options) };
   }
 
   async getSummary(owner: string, sessionId: string, options?: ReadOptions): Promise<SessionSummary> {
@@ -99,7 +113,17 @@ export class EngineStore<S = unknown> implements SessionStore {
     options: AppendOptions = {},
   ): Promise<AppendResult> {
     const batch = validateBatch(entries);
-    return this.write(owner, sessionId, (tx) => appendFlow(tx, sessionId, batch, options), options.within);
+    const payloads = this.payloads;
+    if (!payloads) {
+      return this.write(owner, sessionId, (tx) => appendFlow(tx, sessionId, batch, options), options.within);
+    }
+    return withPrepared(payloads, requireOwner(owner), batch, (prepared) => {
+      const flow = (tx: WriteTx<S>) =>
+        appendFlow(tx, sessionId, prepared.entries, options, (ref) =>
+          payloads.confirmInWrite(tx, ref, prepared),
+        );
+      return this.write(owner, sessionId, flow, options.within);
+    });
   }
 
   async setLeaf(
@@ -111,13 +135,20 @@ export class EngineStore<S = unknown> implements SessionStore {
     return this.write(owner, sessionId, (tx) => setLeafFlow(tx, sessionId, leafId, options), options.within);
   }
 
-  async readBranch(owner: string, sessionId: string, leafId?: string | null): Promise<SessionEntry[]> {
-    return this.read(owner, sessionId, (tx) => branchFlow(tx, sessionId, leafId));
+  async readBranch(
+    owner: string,
+    sessionId: string,
+    leafId?: string | null,
+    options?: PayloadReadOptions,
+  ): Promise<SessionEntry[]> {
+    const path = await this.read(owner, sessionId, (tx) => branchFlow(tx, sessionId, leafId));
+    return this.resolved(owner, path, options);
   }
 
   async readEntries(owner: string, sessionId: string, options?: EntryPageOptions): Promise<EntryPage> {
     const page = normalizeEntryPage(options);
-    return this.read(owner, sessionId, (tx) => entryPageFlow(tx, sessionId, page));
+    const read = await this.read(owner, sessionId, (tx) => entryPageFlow(tx, sessionId, page));
+    return { ...read, entries: await this.resolved(owner, read.entries, options) };
   }
 
   async deleteSession(owner: string, sessionId: string, options: WriteOptions = {}): Promise<WriteResult> {
@@ -152,8 +183,11 @@ export class EngineStore<S = unknown> implements SessionStore {
     return purged;
   }
 
+  /** pi JSONL files stay self-contained (pi must read them): payloads are always inline here. */
   async exportJsonl(owner: string, sessionId: string): Promise<string> {
-    return this.read(owner, sessionId, (tx) => exportFlow(tx, sessionId));
+    if (!this.payloads) return this.read(owner, sessionId, (tx) => exportFlow(tx, sessionId));
+    const { header, entries, summary } = await this.loadSession(owner, sessionId);
+    return exportSessionJsonl(header, entries, summary.leafId);
   }
 
   /** Creation and import: a new session whose summary already counts its entries. */
@@ -163,6 +197,7 @@ export class EngineStore<S = unknown> implements SessionStore {
     entries: SessionEntry[],
     leafId: string | null,
     within: InTransaction<SessionSummary>["within"],
+    confirm?: (sql: TxSql) => DriverStep<void>,
   ): Promise<SessionSummary> {
     const base = initialSummary(requireOwner(owner), header, nowIso());
     const summary: SessionSummary = { ...base, ...applyEntries(base, entries), leafId };
@@ -171,16 +206,27 @@ export class EngineStore<S = unknown> implements SessionStore {
       changed: true,
       summary: { ...summary },
     });
-    const inside =
+    const caller =
       within && this.driver.capabilities.transactions ? (sql: TxSql) => within(created(), sql) : undefined;
+    const inside = confirm ? (sql: TxSql) => runFlow(inOrder(sql, confirm, caller)) : caller;
     const outcome = await this.driver.insertSession({ header, entries, summary }, inside);
     if (!outcome.inserted) throw sessionExists(header.id, outcome.existingRevision);
-    if (within && !inside) await within(created(), null);
+    if (within && !caller) await within(created(), null);
     return { ...summary };
   }
 
-  private read<T>(owner: string, sessionId: string, flow: (tx: ReadTx<S>) => StoreFlow<T>): DriverStep<T> {
-    return this.driver.readSession(keyOf(owner, sessionId), (tx) => runFlow(flow(tx)));
+  /** Entries as the caller asked: payloads inline (the default) or as stored, with references. */
+  private async resolved(
+    owner: string,
+    entries: SessionEntry[],
+    options: PayloadReadOptions | undefined,
+  ): Promise<SessionEntry[]> {
+    if (!this.payloads || options?.references) return entries;
+    return this.payloads.resolve(owner, entries);
+  }
+
+  private read<T>(owner: string, sessionId: string, flow: (tx: ReadTx<S>) => StoreFlow<T>): Promise<T> {
+    return this.restoring(() => this.driver.readSession(keyOf(owner, sessionId), (tx) => runFlow(flow(tx))));
   }
 
   private write<T>(
@@ -188,16 +234,37 @@ export class EngineStore<S = unknown> implements SessionStore {
     sessionId: string,
     flow: (tx: WriteTx<S>) => StoreFlow<WriteOutcome<T>>,
     within: InTransaction<T>["within"],
-  ): DriverStep<T> {
-    return this.driver.writeSession(keyOf(owner, sessionId), (tx) =>
-      runFlow(withinWrite(tx, flow(tx), within)),
+  ): Promise<T> {
+    return this.restoring(() =>
+      this.driver.writeSession(keyOf(owner, sessionId), (tx) => runFlow(withinWrite(tx, flow(tx), within))),
     );
+  }
+
+  /** Runs a call; when it meets an archived session, restores it and runs the call again. */
+  private async restoring<T>(call: () => DriverStep<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof SessionArchivedSignal) || !this.payloads) throw error;
+      await this.payloads.restore(error.owner, error.sessionId);
+      return await call();
+    }
   }
 }
 
 /** A `SessionStore` over a driver, for a backend that needs no class of its own. */
 export function createStore<S>(driver: StoreDriver<S>): SessionStore {
   return new EngineStore(driver);
+}
+
+/** Blob claims first, then the caller's work, in the insert's transaction. */
+function* inOrder(
+  sql: TxSql,
+  first: (sql: TxSql) => DriverStep<void>,
+  then: ((sql: TxSql) => DriverStep<void>) | undefined,
+): StoreFlow<void> {
+  yield* wait(first(sql));
+  if (then) yield* wait(then(sql));
 }
 
 function keyOf(owner: string, sessionId: string): SessionKey {

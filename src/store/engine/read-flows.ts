@@ -2,6 +2,7 @@ import type { SessionEntry } from "../../core/entry.js";
 import type { EntryPage, SessionSummary, StoredSession } from "../store.js";
 import type { FoundSession, ReadTx } from "./driver.js";
 import { exportSessionJsonl } from "./jsonl-transfer.js";
+import { SessionArchivedSignal } from "./payload-hooks.js";
 import { entryNotFound, sessionNotFound } from "./rules.js";
 import { type StoreFlow, wait } from "./step.js";
 
@@ -13,14 +14,22 @@ export function isVisible(
   return summary !== null && (summary.deletedAt === null || includeDeleted);
 }
 
-/** The session, or `session_not_found`: missing, another owner's and (unless asked) deleted alike. */
+/**
+ * The session, or `session_not_found`: missing, another owner's and (unless asked) deleted alike.
+ * A flow that reads or writes entries (`needsEntries`) of an archived session stops with
+ * `SessionArchivedSignal`: the engine restores it and runs the flow again.
+ */
 export function* findVisible<S>(
   tx: ReadTx<S>,
   sessionId: string,
   includeDeleted: boolean,
+  needsEntries = true,
 ): StoreFlow<FoundSession<S>> {
   const found = yield* wait(tx.find());
   if (!found || !isVisible(found.summary, includeDeleted)) throw sessionNotFound(sessionId);
+  if (needsEntries && found.summary.archivedAt) {
+    throw new SessionArchivedSignal(found.summary.owner, sessionId);
+  }
   return found;
 }
 

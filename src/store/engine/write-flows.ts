@@ -27,6 +27,8 @@ export function* appendFlow<S>(
   sessionId: string,
   batch: readonly SessionEntry[],
   options: AppendOptions,
+  /** Runs inside the write just before new entries are stored (blob claims, see payload-hooks.ts). */
+  beforeInsert?: (ref: S) => StoreFlow<void>,
 ): StoreFlow<WriteOutcome<AppendResult>> {
   const { ref, summary } = yield* findVisible(tx, sessionId, false);
   const lookup = idsToLookUp(batch, options.underLeaf ? summary.leafId : null);
@@ -36,6 +38,7 @@ export function* appendFlow<S>(
   const report = { appended: plan.toInsert.map((entry) => entry.id), skipped: plan.skipped };
   if (!plan.changed) return { result: { ...writeResult(summary), ...report }, changed: false, summary };
   checkRevision(options.expectedRevision, summary.revision);
+  if (beforeInsert) yield* beforeInsert(ref);
   yield* wait(tx.insertEntries(ref, plan.toInsert, summary.entryCount));
   const next = changed(summary, { ...applyEntries(summary, plan.toInsert), leafId: plan.leafId });
   yield* wait(tx.updateSession(ref, next));
@@ -62,14 +65,14 @@ export function* setDeletedFlow<S>(
   deleted: boolean,
   options: WriteOptions,
 ): StoreFlow<WriteOutcome<WriteResult>> {
-  const found = yield* findVisible(tx, sessionId, true);
+  const found = yield* findVisible(tx, sessionId, true, false);
   const change =
     (found.summary.deletedAt !== null) === deleted ? null : { deletedAt: deleted ? nowIso() : null };
   return yield* commit(tx, found, options, change);
 }
 
 export function* purgeFlow<S>(tx: WriteTx<S>, sessionId: string): StoreFlow<WriteOutcome<null>> {
-  const { ref } = yield* findVisible(tx, sessionId, true);
+  const { ref } = yield* findVisible(tx, sessionId, true, false);
   yield* wait(tx.purgeSession(ref));
   return { result: null, changed: true, summary: null };
 }

@@ -1,3 +1,4 @@
+import type { BlobOptions } from "../blob/sql-payloads.js";
 import type { PgPool } from "./connection.js";
 
 export interface PostgresStoreOptions {
@@ -15,4 +16,9 @@ export interface PostgresStoreOptions {
    * @default 5000
    */
   insertChunk?: number;
+  /**
+   * Keep large payloads (images, long text parts) in this blob store, referenced from the entries
+   * (see docs/stores.md, "Payloads out of line"). Absent: every payload stays in its row.
+   */
+  blobs?: BlobOptions;
 }

@@ -1,3 +1,10 @@
+import {
+  type BlobMaintenance,
+  blobMaintenance,
+  collectAfterPurge,
+  sqlPayloads,
+} from "../blob/blob-maintenance.js";
+import type { SqlPayloads } from "../blob/sql-payloads.js";
 import type { ListQuery } from "../engine/cursor.js";
 import type {
   InsertOutcome,
@@ -12,7 +19,7 @@ import { EngineStore } from "../engine/engine-store.js";
 import type { DriverStep } from "../engine/step.js";
 import { runPostgresMigrations } from "../migrations.js";
 import { LIST_START, rowToSummary, type SessionRow } from "../sql/rows.js";
-import type { SessionSummary, StoreCapabilities, TxSql } from "../store.js";
+import type { InTransaction, PurgedSessions, SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import { inTransaction, type PgPool } from "./connection.js";
 import type { PostgresStoreOptions } from "./postgres-config.js";
 import { insertSession, PgSessionTx } from "./postgres-tx.js";
@@ -30,8 +37,34 @@ import { SQL } from "./sql.js";
  * await store.init();
  */
 export class PostgresStore extends EngineStore<SessionRow> {
+  /** Collection and archive, when the store was given a blob store (`options.blobs`); else null. */
+  readonly blobs: BlobMaintenance | null;
+
   constructor(options: PostgresStoreOptions = {}) {
-    super(new PostgresDriver(options));
+    const driver = new PostgresDriver(options);
+    super(driver, sqlPayloads(driver, options.blobs));
+    this.blobs = blobMaintenance(this.payloads as SqlPayloads | undefined, this);
+  }
+
+  override async purgeSession(
+    owner: string,
+    sessionId: string,
+    options?: InTransaction<null>,
+  ): Promise<void> {
+    await super.purgeSession(owner, sessionId, options);
+    await collectAfterPurge(this.blobs, [owner]);
+  }
+
+  override async purgeDeletedBefore(
+    cutoff: Date,
+    options?: InTransaction<PurgedSessions>,
+  ): Promise<PurgedSessions> {
+    const purged = await super.purgeDeletedBefore(cutoff, options);
+    await collectAfterPurge(
+      this.blobs,
+      purged.map((session) => session.owner),
+    );
+    return purged;
   }
 }
 
@@ -106,6 +139,10 @@ class PostgresDriver implements StoreDriver<SessionRow> {
       if (within) await within(purged, new PgTxSql(c));
       return purged;
     });
+  }
+
+  runSql<T>(work: (sql: TxSql) => DriverStep<T>): Promise<T> {
+    return inTransaction(this.connection(), "read committed", async (c) => work(new PgTxSql(c)));
   }
 
   private connection(): PgPool {

@@ -49,6 +49,31 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       "CREATE UNIQUE INDEX entries_entry_key ON entries (entry_key)",
     ],
   },
+  {
+    version: 2,
+    name: "blob claims, blob references, archive columns",
+    statements: [
+      // See store/blob/blob-claims.ts: one row per blob an owner may reference; `state` is 'live'
+      // or 'deleting' (a collection holds it), `token` changes only when a collection takes it.
+      `CREATE TABLE blob_claims (
+        owner text COLLATE "C" NOT NULL,
+        sha256 text COLLATE "C" NOT NULL,
+        size bigint NOT NULL,
+        claimed_at text COLLATE "C" NOT NULL,
+        state text NOT NULL,
+        token text NOT NULL,
+        PRIMARY KEY (owner, sha256)
+      )`,
+      `CREATE TABLE blob_refs (
+        session_pk bigint NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+        sha256 text COLLATE "C" NOT NULL,
+        PRIMARY KEY (session_pk, sha256)
+      )`,
+      "CREATE INDEX blob_refs_sha256 ON blob_refs (sha256)",
+      'ALTER TABLE sessions ADD COLUMN archived_at text COLLATE "C"',
+      "ALTER TABLE sessions ADD COLUMN archive_sha256 text",
+    ],
+  },
 ];
 
 /**

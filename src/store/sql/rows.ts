@@ -19,10 +19,12 @@ export interface SessionRow {
   entry_count: number;
   message_count: number;
   first_message: string;
+  /** Set while the session's entries are archived in object storage (schema step 2). */
+  archived_at?: string | null;
 }
 
 export function rowToSummary(row: SessionRow): SessionSummary {
-  return {
+  const summary: SessionSummary = {
     id: row.id,
     owner: row.owner,
     cwd: row.cwd,
@@ -37,6 +39,8 @@ export function rowToSummary(row: SessionRow): SessionSummary {
     firstMessage: row.first_message,
     deletedAt: row.deleted_at,
   };
+  if (row.archived_at) summary.archivedAt = row.archived_at;
+  return summary;
 }
 
 export function rowHeader(row: Pick<SessionRow, "header">): SessionHeader {

@@ -43,6 +43,31 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID`,
     ],
   },
+  {
+    version: 2,
+    name: "blob claims, blob references, archive columns",
+    statements: [
+      // See store/blob/blob-claims.ts: one row per blob an owner may reference; `state` is 'live'
+      // or 'deleting' (a collection holds it), `token` changes only when a collection takes it.
+      `CREATE TABLE blob_claims (
+        owner TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        claimed_at TEXT NOT NULL,
+        state TEXT NOT NULL,
+        token TEXT NOT NULL,
+        PRIMARY KEY (owner, sha256)
+      ) WITHOUT ROWID`,
+      `CREATE TABLE blob_refs (
+        session_pk INTEGER NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+        sha256 TEXT NOT NULL,
+        PRIMARY KEY (session_pk, sha256)
+      ) WITHOUT ROWID`,
+      "CREATE INDEX blob_refs_sha256 ON blob_refs (sha256)",
+      "ALTER TABLE sessions ADD COLUMN archived_at TEXT",
+      "ALTER TABLE sessions ADD COLUMN archive_sha256 TEXT",
+    ],
+  },
 ];
 
 /** The store's tables as a migration set (`runSqliteMigrations`), recorded in `sessiontree_migrations`. */

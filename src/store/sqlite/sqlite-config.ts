@@ -1,3 +1,4 @@
+import type { BlobOptions } from "../blob/sql-payloads.js";
 /** What the store needs of a better-sqlite3 statement (typed structurally: no import of the driver). */
 export interface SqliteStatement {
   run(...params: unknown[]): unknown;
@@ -28,4 +29,9 @@ export interface SqliteStoreOptions {
    * @default 5000
    */
   busyTimeoutMs?: number;
+  /**
+   * Keep large payloads (images, long text parts) in this blob store, referenced from the entries
+   * (see docs/stores.md, "Payloads out of line"). Absent: every payload stays in its row.
+   */
+  blobs?: BlobOptions;
 }

@@ -1,4 +1,11 @@
 import { ValidationError } from "../../core/errors.js";
+import {
+  type BlobMaintenance,
+  blobMaintenance,
+  collectAfterPurge,
+  sqlPayloads,
+} from "../blob/blob-maintenance.js";
+import type { SqlPayloads } from "../blob/sql-payloads.js";
 import type { ListQuery } from "../engine/cursor.js";
 import type {
   InsertOutcome,
@@ -33,11 +40,14 @@ import { Statements } from "./statements.js";
  */
 export class SqliteStore extends EngineStore<SessionRow> {
   private readonly sqlite: SqliteDriver;
+  /** Collection and archive, when the store was given a blob store (`options.blobs`); else null. */
+  readonly blobs: BlobMaintenance | null;
 
   constructor(options: SqliteStoreOptions = {}) {
     const driver = new SqliteDriver(options);
-    super(driver);
+    super(driver, sqlPayloads(driver, options.blobs));
     this.sqlite = driver;
+    this.blobs = blobMaintenance(this.payloads as SqlPayloads | undefined, this);
   }
 
   override async purgeSession(
@@ -47,6 +57,7 @@ export class SqliteStore extends EngineStore<SessionRow> {
   ): Promise<void> {
     await super.purgeSession(owner, sessionId, options);
     this.sqlite.forgetPurged();
+    await collectAfterPurge(this.blobs, [owner]);
   }
 
   override async purgeDeletedBefore(
@@ -55,6 +66,10 @@ export class SqliteStore extends EngineStore<SessionRow> {
   ): Promise<PurgedSessions> {
     const purged = await super.purgeDeletedBefore(cutoff, options);
     if (purged.length > 0) this.sqlite.forgetPurged();
+    await collectAfterPurge(
+      this.blobs,
+      purged.map((session) => session.owner),
+    );
     return purged;
   }
 }
@@ -144,6 +159,10 @@ class SqliteDriver implements StoreDriver<SessionRow> {
       if (within) syncValue(within(purged, this.txSql()), this.kind);
       return purged;
     });
+  }
+
+  runSql<T>(work: (sql: TxSql) => DriverStep<T>): Promise<T> {
+    return this.writes.run(() => syncValue(work(this.txSql()), this.kind));
   }
 
   /**
