@@ -1,7 +1,10 @@
 // Load test of the HTTP service: appends/s and latency percentiles, on SQLite and on PostgreSQL.
 // The server runs in a child process (as `sessiontree serve` does), autocannon drives it over
 // loopback for a bounded time, and the results go to docs/server-benchmarks.md.
+// Then the tenant-stall run (issue 16.1): user B lists its sessions one request at a time, alone and
+// while user A loops GET …/tree on a 30,000-entry (about 10 MB) session; B's p50/p99 both ways.
 //   npm run bench:server -- [--duration 10] [--connections 32] [--sessions 64] [--only sqlite|postgres]
+//                           [--stall-seconds 5] [--stall-entries 30000] [--stall-workers 4]
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,6 +15,15 @@ import { parseArgs } from "node:util";
 import { SessionTreeClient } from "../src/client/index.js";
 import { createApiKey, openServiceDb } from "../src/server/index.js";
 import { freshPgDatabase } from "../test/server/helpers.js";
+import {
+  bigSessionJsonl,
+  hammer,
+  importSession,
+  keyFor,
+  measureSmallReads,
+  type ServeTarget,
+  serveChild,
+} from "../test/server/tenant-load.js";
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -45,12 +57,26 @@ const { values: args } = parseArgs({
     sessions: { type: "string", default: "64" },
     only: { type: "string" },
     out: { type: "string", default: "docs/server-benchmarks.md" },
+    "stall-seconds": { type: "string", default: "5" },
+    "stall-entries": { type: "string", default: "30000" },
+    "stall-workers": { type: "string", default: "4" },
   },
 });
 
 async function startServer(flags: string[]): Promise<{ child: ChildProcess; url: string }> {
   const script = join(import.meta.dirname, "..", "test", "server", "cli-child.ts");
-  const argv = ["--import", "tsx", script, "serve", "--port", "0", "--rate-limit", "0", ...flags];
+  const argv = [
+    "--import",
+    "tsx",
+    script,
+    "serve",
+    "--port",
+    "0",
+    "--rate-limit",
+    "0",
+    "--no-access-log",
+    ...flags,
+  ];
   const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "inherit"] });
   child.stdout?.setEncoding("utf8");
   let out = "";
@@ -138,7 +164,77 @@ async function run(backend: string, target: { data?: string; database?: string }
   }
 }
 
-function report(rows: Row[], load: number[]): string {
+interface StallRow {
+  backend: string;
+  "B alone p50": number;
+  "B alone p99": number;
+  "B with A p50": number;
+  "B with A p99": number;
+  "B with A max": number;
+  "A trees answered": number;
+  "A refused (429)": number;
+}
+
+/** B's small reads alone, then while A hammers the whole tree of one large session. */
+async function stallRun(backend: string, target: ServeTarget): Promise<StallRow> {
+  const keyA = await keyFor(target, "tenant-a");
+  const keyB = await keyFor(target, "tenant-b");
+  const server = await serveChild(target, ["--rate-limit", "0"]);
+  try {
+    const ms = Number(args["stall-seconds"]) * 1000;
+    const session = await importSession(server.url, keyA, bigSessionJsonl(Number(args["stall-entries"])));
+    const alone = await measureSmallReads(server.url, keyB, ms);
+    const a = hammer(server.url, keyA, `/v1/sessions/${session}/tree`, Number(args["stall-workers"]));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const loaded = await measureSmallReads(server.url, keyB, ms);
+    const statuses = await a.stop();
+    return {
+      backend,
+      "B alone p50": alone.p50,
+      "B alone p99": alone.p99,
+      "B with A p50": loaded.p50,
+      "B with A p99": loaded.p99,
+      "B with A max": loaded.max,
+      "A trees answered": statuses[200] ?? 0,
+      "A refused (429)": statuses[429] ?? 0,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function onFreshPg<T>(work: (url: string) => Promise<T>): Promise<T> {
+  const database = await freshPgDatabase();
+  try {
+    return await work(database.url);
+  } finally {
+    await database.drop();
+  }
+}
+
+function stallReport(rows: StallRow[]): string[] {
+  if (rows.length === 0) return [];
+  return [
+    "## One tenant must not stall another",
+    "",
+    `User B sends \`GET /v1/sessions?limit=5\` one at a time (5 ms apart) for ${args["stall-seconds"]} s, first alone,`,
+    `then while user A loops \`GET /v1/sessions/{id}/tree\` with ${args["stall-workers"]} connections on a`,
+    `${args["stall-entries"]}-entry session (about 350 bytes an entry). Latencies in ms, seen by the client.`,
+    "",
+    "| backend | B alone p50 | B alone p99 | B with A p50 | B with A p99 | B with A max | A trees answered | A refused (429) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.backend} | ${r["B alone p50"]} | ${r["B alone p99"]} | ${r["B with A p50"]} | ${r["B with A p99"]} | ${r["B with A max"]} | ${r["A trees answered"]} | ${r["A refused (429)"]} |`,
+    ),
+    "",
+    "Target: B's p99 ≤ 50 ms while A hammers. Whole-session reads run in slices of a few ms that give",
+    "the event loop back (src/server/work/), at most 2 per user (more: 429) and 2 per instance (more: wait).",
+    "",
+  ];
+}
+
+function report(rows: Row[], load: number[], stalls: StallRow[] = []): string {
   const lines = [
     "# Server benchmarks",
     "",
@@ -168,15 +264,20 @@ function report(rows: Row[], load: number[]): string {
     "Server CPU ms/append is the server process's CPU time (from /proc) over the appends it acknowledged:",
     "1000 divided by it is what one otherwise idle core sustains, whatever else ran on the machine.",
     "",
+    ...stallReport(stalls),
   ];
   return lines.join("\n");
 }
 
 const load = loadavg();
 const rows: Row[] = [];
+const stalls: StallRow[] = [];
 const dir = mkdtempSync(join(tmpdir(), "st-bench-server-"));
 try {
-  if (args.only !== "postgres") rows.push(await run("sqlite", { data: dir }));
+  if (args.only !== "postgres") {
+    rows.push(await run("sqlite", { data: dir }));
+    stalls.push(await stallRun("sqlite", { data: join(dir, "stall") }));
+  }
   if (args.only !== "sqlite") {
     let stop: (() => void) | undefined;
     if (!process.env.SESSIONTREE_TEST_PG_URL) {
@@ -186,11 +287,10 @@ try {
       process.env.SESSIONTREE_TEST_PG_URL = started.url;
       stop = started.stop;
     }
-    const database = await freshPgDatabase();
     try {
-      rows.push(await run("postgres", { database: database.url }));
+      rows.push(await onFreshPg((database) => run("postgres", { database })));
+      stalls.push(await onFreshPg((database) => stallRun("postgres", { database })));
     } finally {
-      await database.drop();
       stop?.();
     }
   }
@@ -198,5 +298,6 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.table(rows);
-writeFileSync(args.out as string, report(rows, load));
+console.table(stalls);
+writeFileSync(args.out as string, report(rows, load, stalls));
 console.log(`written to ${args.out}`);

@@ -1,5 +1,7 @@
 import { Command } from "commander";
 import type { Cli } from "./command-context.js";
+import * as archive from "./commands/archive.js";
+import * as backup from "./commands/backup.js";
 import * as chat from "./commands/chat.js";
 import * as checkout from "./commands/checkout.js";
 import * as diff from "./commands/diff.js";
@@ -63,6 +65,8 @@ export function buildProgram(cli: Cli): Command {
   chat.register(program);
   serve.register(program);
   keys.register(program);
+  backup.register(program);
   serve.registerPurge(program);
+  archive.register(program);
   return program;
 }

@@ -1,7 +1,9 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { HttpError } from "./http/http-error.js";
 import { registerRoute, sendError } from "./http/register.js";
 import type { AnyRoute } from "./http/route.js";
+import { opsMiddleware } from "./ops/middleware.js";
+import { metricsRoute, readiness, versionRoute } from "./ops/ops-routes.js";
 import type { ServerOptions } from "./options.js";
 import { deletionRoutes } from "./routes/deletions.js";
 import { entryRoutes } from "./routes/entries.js";
@@ -19,6 +21,9 @@ const API_VERSION = "1.0.0";
 export function apiRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
     health,
+    readiness,
+    versionRoute(API_VERSION),
+    metricsRoute,
     ...transferRoutes,
     ...sessionRoutes,
     ...entryRoutes,
@@ -36,9 +41,17 @@ function pathPattern(path: string): RegExp {
 }
 
 /** The Hono app: declared routes, then extensions (the viewer), then JSON 404/405 answers. */
-export function buildApp(services: ServerServices, extend?: ServerOptions["extend"]): Hono {
+export function buildApp(
+  services: ServerServices,
+  extend?: ServerOptions["extend"],
+  limits?: MiddlewareHandler,
+): Hono {
   // Not strict: `/v1/sessions/` is `/v1/sessions`, as clients and proxies often write it.
   const app = new Hono({ strict: false });
+  // First: request id, CORS, access log and metrics see every request, the 404s too.
+  app.use("*", opsMiddleware(services.ops));
+  // Then rate limits per user and per client address (limits/request-limits.ts).
+  if (limits) app.use("*", limits);
   const routes = apiRoutes();
   for (const route of routes) registerRoute(app, route, services);
   extend?.(app, services);

@@ -1,13 +1,19 @@
 import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { ValidationError } from "../core/errors.js";
+import type { BlobMaintenance } from "../store/blob/blob-maintenance.js";
+import type { BlobStore } from "../store/blob/blob-store.js";
+import { defaultBlobLocation, openBlobStore } from "../store/blob/open-blob-store.js";
 import { resolveStoreBackend, type StoreBackend } from "../store/registry.js";
 import type { SessionStore } from "../store/store.js";
 import type { ServiceDb } from "./db/service-db.js";
 import { SERVICE_HOSTS, type ServiceHost } from "./db/service-hosts.js";
+import { instrumentStore } from "./ops/instrument-store.js";
+import { createOps, type Ops } from "./ops/ops.js";
+import type { OpsOptions } from "./ops/ops-options.js";
 import { DEFAULT_DATA } from "./options.js";
 
-export interface BackendOptions {
+export interface BackendOptions extends OpsOptions {
   /** Data folder of the embedded SQLite database, used when `database` is not given. */
   data?: string;
   /** A store location (see the store registry) of a kind the server keeps its tables in: postgres://… */
@@ -15,6 +21,14 @@ export interface BackendOptions {
   store?: SessionStore;
   /** PostgreSQL connections per instance. @default 10 */
   poolSize?: number;
+  /**
+   * Where large payloads and archived sessions go: `file:FOLDER` or `s3://BUCKET/PREFIX`.
+   * @default `file:` in `<data>/blobs` for the embedded SQLite; none for PostgreSQL (several
+   * instances share it, so their blobs must be somewhere shared: name it)
+   */
+  blobs?: string;
+  s3Endpoint?: string;
+  s3PathStyle?: boolean;
 }
 
 export interface Backends {
@@ -24,7 +38,14 @@ export interface Backends {
   ownsStore: boolean;
   /** Closes what the store and the tables share (a connection or pool), after both closed. */
   close?: () => unknown;
+  /** The operator's settings and the metrics the store is timed into (the server's `services.ops`). */
+  ops: Ops;
+  /** Blob collection and archive of the store, when it keeps payloads out of line; else null. */
+  blobs: BlobMaintenance | null;
 }
+
+/** What a service host opens: the backends before the server's own instrumentation. */
+export type OpenedBackends = Omit<Backends, "ops" | "blobs">;
 
 /** Opens the server's own tables (keys, audit, idempotency) where the sessions live. Used by `keys` too. */
 export async function openServiceDb(options: BackendOptions): Promise<ServiceDb> {
@@ -45,10 +66,54 @@ export async function openServiceDb(options: BackendOptions): Promise<ServiceDb>
  * tables then share one connection or pool.
  */
 export async function openBackends(options: BackendOptions): Promise<Backends> {
-  if (options.store) return { store: options.store, db: await openServiceDb(options), ownsStore: false };
+  const ops = createOps(options);
+  if (options.store) {
+    const db = await openServiceDb(options);
+    return withOps({ store: options.store, db, ownsStore: false }, ops);
+  }
   const location = storeLocation(options);
   const backend = resolveStoreBackend(location);
-  return serviceHost(backend).openWithStore(backend, location, options);
+  const blobs = await openServerBlobs(options, backend.kind, location);
+  try {
+    const host = serviceHost(backend);
+    const opened = await host.openWithStore(
+      backend,
+      location,
+      { poolSize: options.poolSize, blobs: blobs && { store: blobs } },
+      ops.metrics,
+    );
+    return withOps({ ...opened, close: closeBoth(opened.close, blobs) }, ops);
+  } catch (error) {
+    await blobs?.close();
+    throw error;
+  }
+}
+
+/** The store timed into the ops' metrics, with its blob maintenance (read before the proxy). */
+function withOps(backends: OpenedBackends, ops: Ops): Backends {
+  const blobs = (backends.store as { blobs?: BlobMaintenance | null }).blobs ?? null;
+  const store = instrumentStore(backends.store, ops.metrics);
+  return { ...backends, store, ops, blobs };
+}
+
+/** The blob store named by the options, else the embedded default: `blobs/` beside a SQLite file. */
+async function openServerBlobs(
+  options: BackendOptions,
+  kind: string,
+  storeAt: string,
+): Promise<BlobStore | undefined> {
+  const file = kind === "sqlite" ? storeAt.replace(/^sqlite:/, "") : "";
+  const embedded = file && file !== ":memory:" ? defaultBlobLocation(dirname(resolve(file))) : undefined;
+  const location = options.blobs || embedded;
+  if (!location) return undefined;
+  return openBlobStore(location, { s3Endpoint: options.s3Endpoint, s3PathStyle: options.s3PathStyle });
+}
+
+function closeBoth(shared: (() => unknown) | undefined, blobs: BlobStore | undefined) {
+  return async () => {
+    await shared?.();
+    await blobs?.close();
+  };
 }
 
 /**

@@ -1,15 +1,17 @@
-import type { AddressInfo } from "node:net";
-import { type ServerType, serve } from "@hono/node-server";
+import type { Server } from "node:http";
 import type { Hono } from "hono";
 import { buildApp } from "./app.js";
-import { Authenticator } from "./auth/authenticate.js";
 import { openBackends } from "./backends.js";
-import { RateLimiter } from "./limits/rate-limit.js";
+import { requestLimits } from "./limits/request-limits.js";
+import { SharedAuthenticator } from "./limits/shared-auth.js";
+import { type Listener, listen } from "./listen/listener.js";
+import { applyTimeouts } from "./ops/timeouts.js";
 import {
   DEFAULT_HOST,
   DEFAULT_LIMITS,
   DEFAULT_PORT,
   DEFAULT_RATE_LIMIT,
+  DEFAULT_SHUTDOWN_GRACE_MS,
   type ServerOptions,
 } from "./options.js";
 import { purgeExpiredSessions, startTimer } from "./retention.js";
@@ -25,7 +27,10 @@ export interface SessionTreeServer {
   readonly url: string | undefined;
   /** Runs retention now (needs `retentionDays`, or pass the days). */
   purgeExpired(retentionDays?: number): Promise<Array<{ owner: string; sessionId: string }>>;
-  /** Stops listening, stops timers and closes the databases. Safe to call twice. */
+  /**
+   * Stops accepting connections, lets in-flight requests finish (up to `shutdownGraceMs`, then
+   * cuts the connections left), stops timers and closes the databases. Safe to call twice.
+   */
   close(): Promise<void>;
 }
 
@@ -39,18 +44,21 @@ export interface SessionTreeServer {
  */
 export async function createServer(options: ServerOptions = {}): Promise<SessionTreeServer> {
   const backends = await openBackends(options);
-  const rate = options.rateLimit === false ? null : new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const auth = new SharedAuthenticator(backends.db, options.jwt);
   const services: ServerServices = {
     store: backends.store,
     db: backends.db,
-    auth: new Authenticator(backends.db, options.jwt),
+    auth,
     limits: Object.freeze({ ...DEFAULT_LIMITS, ...options.limits }),
-    rateLimiter: rate,
+    ops: backends.ops,
     queue: new SessionQueue(),
     idempotencyTtlMs: options.idempotencyTtlMs ?? 86_400_000,
     now: () => new Date(),
   };
-  const app = buildApp(services, options.extend);
+  const rate = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const trustedProxies = options.trustProxy ?? 0;
+  const limits = rate === false ? undefined : requestLimits(auth, { rate, trustedProxies });
+  const app = buildApp(services, options.extend, limits);
   const purgeExpired = async (days = options.retentionDays) => {
     if (days === undefined) throw new RangeError("No retention period configured");
     return purgeExpiredSessions(services.store, services.db, days, services.now());
@@ -59,10 +67,12 @@ export async function createServer(options: ServerOptions = {}): Promise<Session
     if (options.retentionDays !== undefined) await purgeExpired();
     const cutoff = new Date(services.now().getTime() - services.idempotencyTtlMs).toISOString();
     await services.db.sweepIdempotent(cutoff);
+    // Blobs an append claimed but never referenced (it failed), past their grace period.
+    await backends.blobs?.collect();
   };
   const stopTimer = startTimer(maintenance, options.retentionIntervalMs ?? 3_600_000);
 
-  let http: ServerType | undefined;
+  let listener: Listener | undefined;
   let url: string | undefined;
   let closed: Promise<void> | undefined;
   return {
@@ -72,22 +82,17 @@ export async function createServer(options: ServerOptions = {}): Promise<Session
       return url;
     },
     purgeExpired,
-    listen: () =>
-      new Promise((resolve, reject) => {
-        const host = options.host ?? DEFAULT_HOST;
-        http = serve(
-          { fetch: app.fetch, port: options.port ?? DEFAULT_PORT, hostname: host },
-          (info: AddressInfo) => {
-            url = `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
-            resolve({ url, port: info.port });
-          },
-        );
-        http.once("error", reject);
-      }),
+    async listen() {
+      const host = options.host ?? DEFAULT_HOST;
+      listener = await listen(app, { host, port: options.port ?? DEFAULT_PORT, tls: options.tls });
+      applyTimeouts(listener.server as Server, options.timeouts);
+      url = listener.url;
+      return { url, port: listener.port };
+    },
     close() {
       closed ??= (async () => {
         await stopTimer();
-        if (http) await new Promise<void>((resolve) => http?.close(() => resolve()));
+        await listener?.close(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
         await backends.db.close();
         if (backends.ownsStore) await backends.store.close();
         await backends.close?.();

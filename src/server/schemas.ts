@@ -38,6 +38,8 @@ export const SessionSummary = Type.Object(
     messageCount: Type.Integer(),
     firstMessage: Type.String(),
     deletedAt: Type.Union([Type.String(), Type.Null()]),
+    /** When the session moved to object storage; it reads as any other, a little slower the first time. */
+    archivedAt: Type.Optional(Type.String()),
   },
   { $id: "SessionSummary" },
 );
@@ -186,6 +188,10 @@ export const ApiKeyInfo = Type.Object({
   name: Type.String(),
   createdAt: Type.String(),
   revokedAt: Type.Union([Type.String(), Type.Null()]),
+  /** Refused from then on; null: until revoked. */
+  expiresAt: Type.Union([Type.String(), Type.Null()]),
+  /** The last request it authenticated, to the minute; null: never used. */
+  lastUsedAt: Type.Union([Type.String(), Type.Null()]),
 });
 
 export const CreateKeyBody = Type.Object(

@@ -1,7 +1,7 @@
 import type { SessionStore } from "../store/store.js";
 import type { Authenticator } from "./auth/authenticate.js";
 import type { ServiceDb } from "./db/service-db.js";
-import type { RateLimiter } from "./limits/rate-limit.js";
+import type { Ops } from "./ops/ops.js";
 import type { Limits } from "./options.js";
 import type { SessionQueue } from "./session-queue.js";
 
@@ -11,8 +11,9 @@ export interface ServerServices {
   db: ServiceDb;
   auth: Authenticator;
   limits: Limits;
-  rateLimiter: RateLimiter | null;
   queue: SessionQueue;
   idempotencyTtlMs: number;
+  /** Metrics, logs, CORS, quotas, key limits: the operator's side of the server's options. */
+  ops: Ops;
   now(): Date;
 }

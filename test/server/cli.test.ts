@@ -161,6 +161,43 @@ describe("sessiontree keys / serve", () => {
       await db.drop();
     }
   });
+
+  it("disables a user on a running server (every credential) and enables it again", async () => {
+    const { key } = JSON.parse(await cli("keys", "create", "--user", "dis", "--data", dir, "--json"));
+    const server = await serve("--data", dir);
+    try {
+      assert.equal((await call(server.url, "GET", "/v1/sessions", { key })).status, 200);
+      const done = JSON.parse(
+        await cli("keys", "disable-user", "--user", "dis", "--reason", "left", "--data", dir, "--json"),
+      );
+      assert.deepEqual(done, { disabled: "dis", changed: true });
+      const refused = await call(server.url, "GET", "/v1/sessions", { key });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.json.code, "user_disabled");
+      const listed = JSON.parse(await cli("keys", "disabled-users", "--data", dir, "--json"));
+      assert.deepEqual(
+        listed.map((row: { userId: string; reason: string }) => [row.userId, row.reason]),
+        [["dis", "left"]],
+      );
+      await cli("keys", "enable-user", "--user", "dis", "--data", dir);
+      assert.equal((await call(server.url, "GET", "/v1/sessions", { key })).status, 200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("creates a key that expires, and lists its expiry and last use", async () => {
+    const before = Date.now();
+    const created = JSON.parse(
+      await cli("keys", "create", "--user", "temp", "--expires-in", "2h", "--data", dir, "--json"),
+    );
+    const expiresAt = Date.parse(created.expiresAt);
+    assert.ok(expiresAt >= before + 7_200_000 && expiresAt <= Date.now() + 7_200_000, created.expiresAt);
+    const [listed] = JSON.parse(await cli("keys", "list", "--user", "temp", "--data", dir, "--json"));
+    assert.equal(listed.expiresAt, created.expiresAt);
+    assert.equal(listed.lastUsedAt, null);
+    await assert.rejects(cli("keys", "create", "--user", "temp", "--expires-in", "2 weeks", "--data", dir));
+  });
 });
 
 describe("sessiontree purge-deleted", () => {

@@ -303,7 +303,7 @@ for (const backend of BACKENDS) {
 }
 
 describe("rate limit", () => {
-  it("answers 429 with Retry-After once a key's bucket is empty, per key", async () => {
+  it("answers 429 with Retry-After and RateLimit-* once a user's bucket is empty, per user", async () => {
     const t = await startTestServer("sqlite", { rateLimit: { perSecond: 1, burst: 3 } });
     try {
       const a = await t.key("a");
@@ -314,13 +314,77 @@ describe("rate limit", () => {
       const limited = await t.call("GET", "/v1/sessions", { key: a });
       assert.equal(limited.json.code, "rate_limited");
       assert.ok(Number(limited.headers.get("retry-after")) >= 1);
-      assert.equal(
-        (await t.call("GET", "/v1/sessions", { key: b })).status,
-        200,
-        "another key has its own bucket",
+      assert.equal(limited.headers.get("ratelimit-limit"), "3");
+      assert.equal(limited.headers.get("ratelimit-remaining"), "0");
+      assert.ok(Number(limited.headers.get("ratelimit-reset")) >= 1);
+      const other = await t.call("GET", "/v1/sessions", { key: b });
+      assert.equal(other.status, 200, "another user has their own bucket");
+      assert.deepEqual(
+        [other.headers.get("ratelimit-limit"), other.headers.get("ratelimit-remaining")],
+        ["3", "2"],
       );
+      assert.equal(other.headers.get("retry-after"), null);
     } finally {
       await t.close();
+    }
+  });
+
+  it("counts all of a user's keys in one bucket: ten keys do not make ten limits", async () => {
+    const t = await startTestServer("sqlite", { rateLimit: { perSecond: 10, burst: 20 } });
+    try {
+      const keys = await Promise.all(Array.from({ length: 10 }, () => t.key("many-keys")));
+      const calls = Array.from({ length: 250 }, (_, i) =>
+        t.call("GET", "/v1/sessions?limit=1", { key: keys[i % keys.length] }),
+      );
+      const statuses = (await Promise.all(calls)).map((r) => r.status);
+      const ok = statuses.filter((status) => status === 200).length;
+      assert.equal(ok + statuses.filter((status) => status === 429).length, 250);
+      // The burst (20) plus what refills while 250 requests run (10/s): far from 250.
+      assert.ok(ok >= 20 && ok <= 60, `${ok} of 250 passed`);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("limits requests without a valid credential per client address, before looking keys up", async () => {
+    const t = await startTestServer("sqlite", { rateLimit: { perSecond: 1, burst: 3 } });
+    try {
+      const good = await t.key("bystander");
+      const db = t.server.services.db;
+      let lookups = 0;
+      const findKey = db.findKey.bind(db);
+      db.findKey = (id) => {
+        lookups++;
+        return findKey(id);
+      };
+      const bad = "st_aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await t.call("GET", "/v1/sessions", { key: bad })).status);
+      assert.deepEqual(statuses, [401, 401, 401, 429, 429, 429]);
+      assert.equal(lookups, 3, "a refused address costs no key lookup");
+      const anonymous = await t.call("GET", "/v1/sessions");
+      assert.equal(anonymous.status, 429, "no credential at all: the same address bucket");
+      assert.ok(Number(anonymous.headers.get("retry-after")) >= 1);
+      // A valid credential from that address is still refused before its lookup (the address is
+      // the only thing known about a request before its key is looked up).
+      assert.equal((await t.call("GET", "/v1/sessions", { key: good })).status, 429);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("believes X-Forwarded-For only with trustProxy", async () => {
+    for (const trustProxy of [0, 1]) {
+      const t = await startTestServer("sqlite", { rateLimit: { perSecond: 1, burst: 1 }, trustProxy });
+      try {
+        const from = (address: string) =>
+          t.call("GET", "/healthz", { headers: { "x-forwarded-for": `10.0.0.9, ${address}` } });
+        const statuses = [(await from("192.0.2.1")).status, (await from("192.0.2.2")).status];
+        // Trusted: two clients behind the proxy, one token each; untrusted: one peer (loopback).
+        assert.deepEqual(statuses, trustProxy ? [200, 200] : [200, 429], `trustProxy ${trustProxy}`);
+      } finally {
+        await t.close();
+      }
     }
   });
 });

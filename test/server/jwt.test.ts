@@ -57,6 +57,23 @@ describe("JWT authentication", () => {
     }
   });
 
+  it("refuses a token without `exp` unless the server allows it", async () => {
+    const endless = await new SignJWT({ sub: "dave" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("https://issuer.test")
+      .sign(secretKey);
+    const refused = await t.call("GET", "/v1/sessions", { key: endless });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.json.code, "unauthorized");
+    const lenient = await startTestServer("sqlite", { jwt: { secret: SECRET, allowNoExpiry: true } });
+    try {
+      const open = await new SignJWT({ sub: "dave" }).setProtectedHeader({ alg: "HS256" }).sign(secretKey);
+      assert.equal((await lenient.call("GET", "/v1/sessions", { key: open })).status, 200);
+    } finally {
+      await lenient.close();
+    }
+  });
+
   it("verifies tokens against a configured public key", async () => {
     const good = await new SignJWT({ sub: "frank" })
       .setProtectedHeader({ alg: "ES256" })

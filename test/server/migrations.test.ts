@@ -90,7 +90,12 @@ for (const backend of BACKENDS) {
       await t.exec(oldSchema(backend));
       const db = await openServiceDb(t.options);
       try {
-        assert.equal((await db.findKey("0123456789ab"))?.userId, "old");
+        const kept = await db.findKey("0123456789ab");
+        assert.equal(kept?.userId, "old");
+        // Step 3: a key made before expiry existed lives until revoked, as it did.
+        assert.equal(kept?.expiresAt, null);
+        assert.equal(kept?.lastUsedAt, null);
+        assert.deepEqual(await db.listDisabledUsers(), []);
       } finally {
         await db.close();
       }
@@ -100,7 +105,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(recorded[0], { version: 1, name: "" }, "step 1 stays recorded, once");
       assert.deepEqual(
         recorded.map((row) => Number(row.version)),
-        [1, 2],
+        [1, 2, 3],
         "later steps apply once on top",
       );
     });

@@ -1,5 +1,5 @@
-import type { Command } from "commander";
-import type { ServiceDb } from "../../server/index.js";
+import { type Command, InvalidArgumentError } from "commander";
+import type { ApiKeyRow, ServiceDb } from "../../server/index.js";
 
 interface StoreFlags {
   user: string;
@@ -18,9 +18,9 @@ async function withDb<T>(flags: StoreFlags, work: (db: ServiceDb) => Promise<T>)
   }
 }
 
-function storeOptions(command: Command): Command {
+function storeOptions(command: Command, needsUser = true): Command {
+  if (needsUser) command.requiredOption("--user <id>", "the user the keys belong to");
   return command
-    .requiredOption("--user <id>", "the user the keys belong to")
     .option("--data <dir>", "data folder of the embedded SQLite database", "./.sessiontree")
     .option(
       "--database <url>",
@@ -28,6 +28,21 @@ function storeOptions(command: Command): Command {
       databaseFromEnv(),
     )
     .option("--json", "print JSON");
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90d`, `12h`, `30m`, `45s` → milliseconds (a key's or a token's life). */
+export function parseDuration(value: string): number {
+  const match = /^([1-9][0-9]{0,6})([smhd])$/.exec(value.trim());
+  if (!match?.[1] || !match[2]) throw new InvalidArgumentError("a duration like 90d, 12h, 30m or 45s");
+  return Number(match[1]) * (DURATION_UNITS[match[2]] ?? 0);
+}
+
+function keyState(row: ApiKeyRow, now: string): string {
+  if (row.revokedAt) return `revoked ${row.revokedAt}`;
+  if (row.expiresAt && row.expiresAt <= now) return `expired ${row.expiresAt}`;
+  return row.expiresAt ? `active until ${row.expiresAt}` : "active";
 }
 
 /** SESSIONTREE_DATABASE, unless unset or empty (`SESSIONTREE_DATABASE=` means "not set"). */
@@ -49,11 +64,21 @@ export function register(program: Command): void {
 
   storeOptions(keys.command("create").description("create an API key (shown once: store it now)"))
     .option("--name <name>", "what the key is for", "")
-    .action(async (flags: StoreFlags & { name: string }, command: Command) => {
+    .option(
+      "--expires-in <duration>",
+      "refuse the key after this long: 90d, 12h, 30m (default: never)",
+      parseDuration,
+    )
+    .action(async (flags: StoreFlags & { name: string; expiresIn?: number }, command: Command) => {
       const { createApiKey } = await import("../../server/index.js");
-      const { key, row } = await withDb(flags, (db) => createApiKey(db, flags.user, flags.name));
+      const limits = { maxAgeMs: flags.expiresIn };
+      const { key, row } = await withDb(flags, (db) =>
+        createApiKey(db, flags.user, flags.name, new Date(), limits),
+      );
       if (wantsJson(command))
-        console.log(JSON.stringify({ key, id: row.id, user: row.userId, name: row.name }));
+        console.log(
+          JSON.stringify({ key, id: row.id, user: row.userId, name: row.name, expiresAt: row.expiresAt }),
+        );
       else console.log(`${key}\n(id ${row.id} for user ${row.userId}: the key is not shown again)`);
     });
 
@@ -65,9 +90,10 @@ export function register(program: Command): void {
         return;
       }
       if (rows.length === 0) console.log(`no keys for ${flags.user}`);
+      const now = new Date().toISOString();
       for (const r of rows)
         console.log(
-          `${r.id}  ${r.revokedAt ? `revoked ${r.revokedAt}` : "active"}  ${r.createdAt}  ${r.name}`,
+          `${r.id}  ${keyState(r, now)}  made ${r.createdAt}  used ${r.lastUsedAt ?? "never"}  ${r.name}`,
         );
     },
   );
@@ -84,4 +110,38 @@ export function register(program: Command): void {
       }
       console.log(wantsJson(command) ? JSON.stringify({ revoked: id }) : `revoked ${id}`);
     });
+
+  registerUserCommands(keys);
+}
+
+/**
+ * `keys disable-user|enable-user|disabled-users`: refuse a user on every request, whatever the
+ * credential (a JWT the issuer keeps signing, keys included), at once and on every instance.
+ */
+function registerUserCommands(keys: Command): void {
+  storeOptions(keys.command("disable-user").description("refuse every request of a user (keys and JWTs)"))
+    .option("--reason <text>", "why, kept with the record", "")
+    .action(async (flags: StoreFlags & { reason: string }, command: Command) => {
+      const row = { userId: flags.user, disabledAt: new Date().toISOString(), reason: flags.reason };
+      const done = await withDb(flags, (db) => db.disableUser(row));
+      const what = done ? `disabled ${flags.user}` : `${flags.user} was already disabled`;
+      console.log(wantsJson(command) ? JSON.stringify({ disabled: flags.user, changed: done }) : what);
+    });
+
+  storeOptions(keys.command("enable-user").description("accept a disabled user again")).action(
+    async (flags: StoreFlags, command: Command) => {
+      const done = await withDb(flags, (db) => db.enableUser(flags.user));
+      const what = done ? `enabled ${flags.user}` : `${flags.user} was not disabled`;
+      console.log(wantsJson(command) ? JSON.stringify({ enabled: flags.user, changed: done }) : what);
+    },
+  );
+
+  storeOptions(keys.command("disabled-users").description("list disabled users"), false).action(
+    async (flags: StoreFlags, command: Command) => {
+      const rows = await withDb(flags, (db) => db.listDisabledUsers());
+      if (wantsJson(command)) return console.log(JSON.stringify(rows));
+      if (rows.length === 0) console.log("no disabled users");
+      for (const r of rows) console.log(`${r.userId}  since ${r.disabledAt}  ${r.reason}`);
+    },
+  );
 }

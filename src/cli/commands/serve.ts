@@ -2,19 +2,64 @@ import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import type { ServerOptions } from "../../server/index.js";
 import { parseDays, parseInteger } from "../option-parsers.js";
-import { databaseFromEnv } from "./keys.js";
+import { databaseFromEnv, parseDuration } from "./keys.js";
 
 interface ServeFlags {
   port: number;
   host: string;
   data: string;
   database?: string;
+  blobs?: string;
+  s3Endpoint?: string;
+  s3PathStyle?: boolean;
   retentionDays?: number;
   rateLimit: number;
   jwtSecretEnv?: string;
   jwtPublicKey?: string;
   jwtIssuer?: string;
   jwtAudience?: string;
+  jwtAllowNoExp?: boolean;
+  corsOrigin?: string[];
+  accessLog: boolean;
+  quotaSessions?: number;
+  quotaEntries?: number;
+  quotaBytes?: number;
+  keyMaxAge?: number;
+  maxKeysPerUser?: number;
+  requestTimeout?: number;
+  headersTimeout?: number;
+  keepAliveTimeout?: number;
+  shutdownGrace: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  trustProxy: number;
+}
+
+/** TLS, proxies and shutdown (src/server/listen/). */
+function listenOptions(flags: ServeFlags): Partial<ServerOptions> {
+  if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined)) {
+    throw new InvalidArgumentError("--tls-cert and --tls-key go together");
+  }
+  const tls =
+    flags.tlsCert && flags.tlsKey
+      ? { cert: readFileSync(flags.tlsCert, "utf8"), key: readFileSync(flags.tlsKey, "utf8") }
+      : undefined;
+  return { tls, trustProxy: flags.trustProxy, shutdownGraceMs: flags.shutdownGrace * 1000 };
+}
+
+/** The operator's settings of issue 16 (src/server/ops/ops-options.ts). */
+function opsOptions(flags: ServeFlags): Partial<ServerOptions> {
+  return {
+    corsOrigin: flags.corsOrigin,
+    accessLog: flags.accessLog,
+    quotas: { maxSessions: flags.quotaSessions, maxEntries: flags.quotaEntries, maxBytes: flags.quotaBytes },
+    keys: { maxAgeMs: flags.keyMaxAge, maxPerUser: flags.maxKeysPerUser },
+    timeouts: {
+      requestMs: flags.requestTimeout,
+      headersMs: flags.headersTimeout,
+      keepAliveMs: flags.keepAliveTimeout,
+    },
+  };
 }
 
 function toOptions(flags: ServeFlags): ServerOptions {
@@ -23,7 +68,12 @@ function toOptions(flags: ServeFlags): ServerOptions {
     host: flags.host,
     data: flags.data,
     database: flags.database,
+    blobs: flags.blobs,
+    s3Endpoint: flags.s3Endpoint,
+    s3PathStyle: flags.s3PathStyle,
     retentionDays: flags.retentionDays,
+    ...opsOptions(flags),
+    ...listenOptions(flags),
     rateLimit: flags.rateLimit === 0 ? false : { perSecond: flags.rateLimit, burst: flags.rateLimit * 2 },
   };
   // The secret is read from an environment variable, never from argv (visible in `ps`).
@@ -35,6 +85,7 @@ function toOptions(flags: ServeFlags): ServerOptions {
       publicKey: flags.jwtPublicKey ? readFileSync(flags.jwtPublicKey, "utf8") : undefined,
       issuer: flags.jwtIssuer,
       audience: flags.jwtAudience,
+      allowNoExpiry: flags.jwtAllowNoExp === true,
     };
   }
   return options;
@@ -53,10 +104,19 @@ export function register(program: Command): void {
       "postgres:// URL, or sqlite:FILE (instead of the data folder; env SESSIONTREE_DATABASE)",
       databaseFromEnv(),
     )
+    .option(
+      "--blobs <location>",
+      "large payloads and archives: file:FOLDER or s3://BUCKET/PREFIX (default: file: under --data)",
+    )
+    .option(
+      "--s3-endpoint <url>",
+      "S3-compatible endpoint for s3:// blobs (credentials: AWS_* environment variables)",
+    )
+    .option("--s3-path-style", "path-style S3 URLs (MinIO, Ceph and most S3-compatible servers)")
     .option("--retention-days <days>", "purge sessions soft-deleted longer ago than this (hourly)", parseDays)
     .option(
       "--rate-limit <perSecond>",
-      "requests per second per credential, burst twice that (0: off)",
+      "requests per second per user (per client address without a valid credential), burst twice that (0: off)",
       parseInteger(0, 1e6),
       100,
     )
@@ -67,14 +127,46 @@ export function register(program: Command): void {
     .option("--jwt-public-key <file>", "accept JWTs signed by this PEM public key")
     .option("--jwt-issuer <iss>", "required JWT issuer")
     .option("--jwt-audience <aud>", "required JWT audience")
+    .option("--jwt-allow-no-exp", "accept JWTs without `exp` (never expiring; refused by default)")
+    .option("--key-max-age <duration>", "longest life of a key made through the API: 90d, 12h", parseDuration)
+    .option("--max-keys-per-user <n>", "live API keys a user may hold (default 100)", parseInteger(1, 1e6))
+    .option("--cors-origin <origin...>", "browser origins allowed to call the API (* for any)")
+    .option("--no-access-log", "do not write a JSON line per request to stdout")
+    .option("--quota-sessions <n>", "sessions a user may keep (trash included)", parseInteger(1, 1e12))
+    .option("--quota-entries <n>", "entries a user may keep", parseInteger(1, 1e15))
+    .option("--quota-bytes <n>", "bytes of entries a user may keep", parseInteger(1, 1e15))
+    .option("--request-timeout <ms>", "max time to receive a request", parseInteger(0, 1e8))
+    .option("--headers-timeout <ms>", "max time to receive headers", parseInteger(0, 1e8))
+    .option("--keep-alive-timeout <ms>", "idle keep-alive close after", parseInteger(0, 1e8))
+    .option(
+      "--shutdown-grace <seconds>",
+      "on SIGTERM, time for in-flight requests",
+      parseInteger(0, 3600),
+      10,
+    )
+    .option("--tls-cert <file>", "PEM certificate (chain): serve HTTPS directly (with --tls-key)")
+    .option("--tls-key <file>", "PEM private key of --tls-cert")
+    .option(
+      "--trust-proxy <hops>",
+      "reverse proxies in front whose X-Forwarded-For names the client (0: none)",
+      parseInteger(0, 10),
+      0,
+    )
     .action(async (flags: ServeFlags) => {
       // Loaded on use, as in `purge-deleted`: the service brings the HTTP stack and the databases.
       const { createServer } = await import("../../server/index.js");
-      const server = await createServer(toOptions(flags));
+      const { plainHttpWarning } = await import("../../server/listen/listener.js");
+      const options = toOptions(flags);
+      const server = await createServer(options);
       const { url } = await server.listen();
       const where = flags.database ? "PostgreSQL" : `SQLite in ${flags.data}`;
       console.log(`sessiontree listening on ${url} (${where})`);
+      const warning = plainHttpWarning(flags.host, options.tls !== undefined);
+      if (warning) console.error(warning);
+      // SIGTERM drains (in-flight requests finish, keep-alives close) within the grace period;
+      // should closing the databases hang after that, the process still ends.
       const stop = () => {
+        setTimeout(() => process.exit(1), flags.shutdownGrace * 1000 + 5000).unref();
         server.close().then(
           () => process.exit(0),
           () => process.exit(1),

@@ -15,14 +15,25 @@ export interface JwtOptions {
   audience?: string;
   /** @default ["HS256"] with a secret, ["RS256","ES256","EdDSA"] with a public key */
   algorithms?: string[];
+  /**
+   * Accept tokens without `exp` (they never expire, and keys they make neither). Off: such a
+   * token is refused, as a token that cannot expire cannot be taken back. @default false
+   */
+  allowNoExpiry?: boolean;
 }
+
+/** A key's last use is written at most once a minute, so authenticating stays a read. */
+const TOUCH_INTERVAL_MS = 60_000;
 
 const unauthorized = (message: string) =>
   new HttpError(401, "unauthorized", message, { "WWW-Authenticate": 'Bearer realm="sessiontree"' });
 
+const disabled = () => new HttpError(403, "user_disabled", "This user is disabled on this server");
+
 /**
- * Resolves the `Authorization: Bearer …` header into a principal on every request. API keys are
- * looked up each time (no cache), so a revoked key is refused at once, on every instance.
+ * Resolves the `Authorization: Bearer …` header into a principal on every request. API keys and
+ * disabled users are looked up each time (no cache), so a revoked key or a disabled user is
+ * refused at once, on every instance.
  */
 export class Authenticator {
   private readonly jwtKey: KeyObject | undefined;
@@ -41,16 +52,26 @@ export class Authenticator {
     const match = header === undefined ? null : /^Bearer\s+(\S{1,4096})\s*$/i.exec(header);
     if (!match?.[1]) throw unauthorized("A bearer credential is required");
     const token = match[1];
-    return looksLikeApiKey(token) ? this.checkApiKey(token) : this.checkJwt(token);
+    const now = new Date();
+    const principal = looksLikeApiKey(token)
+      ? await this.checkApiKey(token, now)
+      : await this.checkJwt(token);
+    if (await this.db.findDisabledUser(principal.userId)) throw disabled();
+    return principal;
   }
 
-  private async checkApiKey(token: string): Promise<Principal> {
+  private async checkApiKey(token: string, now: Date): Promise<Principal> {
     const id = apiKeyId(token);
     const row = id === null ? undefined : await this.db.findKey(id);
     if (!row || row.revokedAt !== null || !keyMatches(token, row.keyHash)) {
       throw unauthorized("The API key is unknown or revoked");
     }
-    return { userId: row.userId, credentialId: `key:${row.id}`, kind: "api_key" };
+    if (row.expiresAt !== null && row.expiresAt <= now.toISOString()) {
+      throw unauthorized("The API key has expired");
+    }
+    const since = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString();
+    await this.db.touchKey(row.id, now.toISOString(), since);
+    return { userId: row.userId, credentialId: `key:${row.id}`, kind: "api_key", expiresAt: row.expiresAt };
   }
 
   private async checkJwt(token: string): Promise<Principal> {
@@ -63,7 +84,10 @@ export class Authenticator {
       });
       const sub = payload.sub;
       if (typeof sub !== "string" || sub.length === 0 || sub.length > 256) throw new Error("no subject");
-      return { userId: sub, credentialId: `jwt:${sub}`, kind: "jwt" };
+      // jose checks `exp` when present; a token without one would be valid for ever.
+      if (payload.exp === undefined && !this.jwt?.allowNoExpiry) throw new Error("no expiry");
+      const expiresAt = payload.exp === undefined ? null : new Date(payload.exp * 1000).toISOString();
+      return { userId: sub, credentialId: `jwt:${sub}`, kind: "jwt", expiresAt };
     } catch {
       throw unauthorized("The token is invalid or expired");
     }

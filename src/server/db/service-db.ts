@@ -24,6 +24,17 @@ export interface ServiceDb {
   listKeys(userId: string): Promise<ApiKeyRow[]>;
   /** True when a live key of this user was revoked now. */
   revokeKey(userId: string, id: string, at: string): Promise<boolean>;
+  /** Keys of the user neither revoked nor expired at `now` (the per-user cap counts these). */
+  countLiveKeys(userId: string, now: string): Promise<number>;
+  /** Records a use at `at`, unless one was recorded after `since` (one write a minute, not per request). */
+  touchKey(id: string, at: string, since: string): Promise<void>;
+
+  /** Refuses the user on every request from now on; false when already disabled. */
+  disableUser(row: DisabledUserRow): Promise<boolean>;
+  /** False when the user was not disabled. */
+  enableUser(userId: string): Promise<boolean>;
+  findDisabledUser(userId: string): Promise<DisabledUserRow | undefined>;
+  listDisabledUsers(): Promise<DisabledUserRow[]>;
 
   recordDeletion(row: DeletionRow): Promise<void>;
   listDeletions(owner: string, limit: number): Promise<DeletionRow[]>;
@@ -44,6 +55,16 @@ export interface ApiKeyRow {
   keyHash: string;
   createdAt: string;
   revokedAt: string | null;
+  /** Refused from this ISO time on; null: until revoked. */
+  expiresAt: string | null;
+  /** Last request it authenticated, to the minute; null: never used. */
+  lastUsedAt: string | null;
+}
+
+export interface DisabledUserRow {
+  userId: string;
+  disabledAt: string;
+  reason: string;
 }
 
 export type DeletionAction = "delete" | "restore" | "purge" | "retention_purge";

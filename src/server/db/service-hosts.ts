@@ -1,8 +1,10 @@
 import Database from "better-sqlite3";
+import type { BlobOptions } from "../../store/blob/sql-payloads.js";
 import type { StoreBackend } from "../../store/registry.js";
 import type { SqliteDatabase } from "../../store/sqlite/sqlite-config.js";
 import type { SessionStore } from "../../store/store.js";
-import type { Backends } from "../backends.js";
+import type { OpenedBackends } from "../backends.js";
+import type { ServerMetrics } from "../ops/metrics.js";
 import { newPool, postgresServiceDb } from "./postgres-service-db.js";
 import type { ServiceDb } from "./service-db.js";
 import { sqliteServiceDb } from "./sqlite-service-db.js";
@@ -11,29 +13,38 @@ import { sqliteServiceDb } from "./sqlite-service-db.js";
 export interface ServiceHost {
   /** The server's tables alone, on a connection of their own (the `keys` command), not migrated yet. */
   openTables(location: string): ServiceDb;
-  /** The store (opened through the registry) and the tables over one connection or pool, both migrated. */
-  openWithStore(backend: StoreBackend, location: string, options: { poolSize?: number }): Promise<Backends>;
+  /**
+   * The store (opened through the registry) and the tables over one connection or pool, both
+   * migrated; the store keeps large payloads in `blobs` when given.
+   */
+  openWithStore(
+    backend: StoreBackend,
+    location: string,
+    options: { poolSize?: number; blobs?: BlobOptions },
+    metrics?: ServerMetrics,
+  ): Promise<OpenedBackends>;
 }
 
 /** The store kinds the server can run on, by the registry's `kind`. */
 export const SERVICE_HOSTS: Readonly<Record<string, ServiceHost>> = {
   sqlite: {
     openTables: (location) => sqliteServiceDb(sqlitePath(location)),
-    async openWithStore(backend, location) {
+    async openWithStore(backend, location, { blobs }) {
       const connection = new Database(sqlitePath(location));
       // The store types better-sqlite3 structurally and its `transaction` signature is narrower than
       // the driver's own typing; at runtime this is the very object it expects.
       const database = connection as unknown as SqliteDatabase;
-      return initBoth(backend.open(location, { database }), sqliteServiceDb(connection), () =>
+      return initBoth(backend.open(location, { database, blobs }), sqliteServiceDb(connection), () =>
         connection.close(),
       );
     },
   },
   postgres: {
     openTables: (location) => postgresServiceDb(location),
-    async openWithStore(backend, location, options) {
-      const pool = newPool(location, options.poolSize ?? 10);
-      return initBoth(backend.open(location, { pool }), postgresServiceDb(pool), () => pool.end());
+    async openWithStore(backend, location, { poolSize, blobs }, metrics) {
+      const pool = newPool(location, poolSize ?? 10);
+      metrics?.watchPool("main", pool);
+      return initBoth(backend.open(location, { pool, blobs }), postgresServiceDb(pool), () => pool.end());
     },
   },
 };
@@ -43,7 +54,7 @@ async function initBoth(
   opening: Promise<SessionStore>,
   db: ServiceDb,
   closeShared: () => unknown,
-): Promise<Backends> {
+): Promise<OpenedBackends> {
   try {
     const store = await opening;
     await store.init();

@@ -47,6 +47,19 @@ function serviceMigrations(dialect: ServiceDialect): readonly Migration[] {
         "DELETE FROM idempotency_keys WHERE status IS NULL",
       ],
     },
+    {
+      version: 3,
+      name: "key expiry and last use; disabled users",
+      statements: [
+        // NULL: a key made before expiry existed, or by an operator without --expires; it lives
+        // until revoked, as it did.
+        "ALTER TABLE api_keys ADD COLUMN expires_at TEXT",
+        "ALTER TABLE api_keys ADD COLUMN last_used_at TEXT",
+        // A user refused on every request, whatever the credential (a JWT cannot be revoked).
+        `CREATE TABLE disabled_users (
+          user_id TEXT PRIMARY KEY, disabled_at TEXT NOT NULL, reason TEXT NOT NULL)`,
+      ],
+    },
   ];
 }
 

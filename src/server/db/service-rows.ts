@@ -9,6 +9,8 @@ export interface KeyRecord {
   key_hash: string;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
+  last_used_at: string | null;
 }
 
 export interface IdempotencyRecord {
@@ -29,6 +31,8 @@ export function toKey(record: KeyRecord): ApiKeyRow {
     keyHash: record.key_hash,
     createdAt: record.created_at,
     revokedAt: record.revoked_at,
+    expiresAt: record.expires_at,
+    lastUsedAt: record.last_used_at,
   };
 }
 

@@ -1,6 +1,6 @@
 import { runFlow } from "../../store/engine/step.js";
 import type { TxSql } from "../../store/store.js";
-import type { ApiKeyRow, DeletionRow, IdempotencyRow, ServiceDb } from "./service-db.js";
+import type { ApiKeyRow, DeletionRow, DisabledUserRow, IdempotencyRow, ServiceDb } from "./service-db.js";
 import { type IdempotencyRecord, type KeyRecord, toIdempotency, toKey } from "./service-rows.js";
 import { recordDeletion } from "./tx-rows.js";
 
@@ -20,11 +20,22 @@ export interface ServiceSql {
 }
 
 const SQL = {
-  insertKey:
-    "INSERT INTO api_keys (id, user_id, name, key_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)",
+  insertKey: `INSERT INTO api_keys (id, user_id, name, key_hash, created_at, revoked_at, expires_at, last_used_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   findKey: "SELECT * FROM api_keys WHERE id = $1",
   listKeys: "SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id",
   revokeKey: "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
+  countLiveKeys: `SELECT COUNT(*) AS n FROM api_keys
+    WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+  touchKey:
+    "UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)",
+  disableUser: `INSERT INTO disabled_users (user_id, disabled_at, reason) VALUES ($1, $2, $3)
+    ON CONFLICT DO NOTHING`,
+  enableUser: "DELETE FROM disabled_users WHERE user_id = $1",
+  findDisabledUser: `SELECT user_id AS "userId", disabled_at AS "disabledAt", reason FROM disabled_users
+    WHERE user_id = $1`,
+  listDisabledUsers: `SELECT user_id AS "userId", disabled_at AS "disabledAt", reason FROM disabled_users
+    ORDER BY user_id`,
   listDeletions: `SELECT owner, session_id AS "sessionId", action, actor, via, at FROM deletion_audit
                   WHERE owner = $1 ORDER BY seq DESC LIMIT $2`,
   findIdempotent: `SELECT request_hash, created_at, status, body, content_type, etag, session_id
@@ -64,6 +75,8 @@ export class SqlServiceDb implements ServiceDb {
       row.keyHash,
       row.createdAt,
       row.revokedAt,
+      row.expiresAt,
+      row.lastUsedAt,
     ]);
   }
 
@@ -78,6 +91,32 @@ export class SqlServiceDb implements ServiceDb {
 
   async revokeKey(userId: string, id: string, at: string): Promise<boolean> {
     return (await this.db.run(SQL.revokeKey, [at, id, userId])) > 0;
+  }
+
+  async countLiveKeys(userId: string, now: string): Promise<number> {
+    const [row] = await this.db.all<{ n: number | string }>(SQL.countLiveKeys, [userId, now]);
+    return Number(row?.n ?? 0);
+  }
+
+  async touchKey(id: string, at: string, since: string): Promise<void> {
+    await this.db.run(SQL.touchKey, [at, id, since]);
+  }
+
+  async disableUser(row: DisabledUserRow): Promise<boolean> {
+    return (await this.db.run(SQL.disableUser, [row.userId, row.disabledAt, row.reason])) > 0;
+  }
+
+  async enableUser(userId: string): Promise<boolean> {
+    return (await this.db.run(SQL.enableUser, [userId])) > 0;
+  }
+
+  async findDisabledUser(userId: string): Promise<DisabledUserRow | undefined> {
+    const [row] = await this.db.all<DisabledUserRow>(SQL.findDisabledUser, [userId]);
+    return row;
+  }
+
+  listDisabledUsers(): Promise<DisabledUserRow[]> {
+    return this.db.all<DisabledUserRow>(SQL.listDisabledUsers, []);
   }
 
   async recordDeletion(row: DeletionRow): Promise<void> {

@@ -4,7 +4,7 @@ import { HttpError } from "./http-error.js";
 
 export interface ErrorReply {
   status: number;
-  body: { code: string; message: string; currentRevision?: number };
+  body: { code: string; message: string; currentRevision?: number; details?: Record<string, unknown> };
   headers: Record<string, string>;
 }
 
@@ -45,7 +45,11 @@ export function toErrorReply(error: unknown): ErrorReply {
   if (error instanceof HttpError) {
     return {
       status: error.status,
-      body: { code: error.code, message: error.message },
+      body: {
+        code: error.code,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+      },
       headers: error.headers,
     };
   }

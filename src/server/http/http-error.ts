@@ -10,6 +10,12 @@ export type HttpErrorCode =
   | "rate_limited"
   | "idempotency_key_reused"
   | "idempotency_in_progress"
+  | "user_disabled"
+  | "too_many_keys"
+  | "credential_expiring"
+  | "quota_exceeded"
+  | "not_ready"
+  | "cors_origin_denied"
   | "internal";
 
 /** An error the HTTP layer raises itself: status and code chosen at the throw site. */
@@ -19,6 +25,8 @@ export class HttpError extends Error {
     readonly code: HttpErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Facts a client may act on (a quota's limit and use), sent as the body's `details`. */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "HttpError";

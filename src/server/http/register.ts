@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Context, Hono } from "hono";
+import { withKeyCreator } from "../auth/key-limits.js";
 import type { Principal } from "../auth/principal.js";
+import { accessLine, stderrSink } from "../ops/access-log.js";
+import { checkQuotas, requestGrowth } from "../ops/quotas.js";
 import type { ServerServices } from "../services.js";
 import { parseJson, readBodyText, requireJsonContentType } from "./body.js";
 import { toErrorReply } from "./errors.js";
@@ -8,6 +11,7 @@ import { parseIfMatch } from "./etag.js";
 import { HttpError } from "./http-error.js";
 import { runKeyed } from "./idempotency.js";
 import { replyResponse } from "./reply.js";
+import { requestFacts } from "./request-facts.js";
 import type { AnyRoute, IdempotencyScope } from "./route.js";
 import { validate, validateQuery } from "./validate.js";
 
@@ -26,14 +30,12 @@ export function registerRoute(app: Hono, route: AnyRoute, services: ServerServic
 }
 
 async function handleRequest(c: Context, route: AnyRoute, services: ServerServices): Promise<Response> {
+  const facts = requestFacts(c.req.raw);
+  if (facts) facts.route = route.path;
   const principal = route.public
     ? NO_PRINCIPAL
     : await services.auth.authenticate(c.req.header("authorization"));
-  if (!route.public && services.rateLimiter) {
-    const wait = services.rateLimiter.take(principal.credentialId);
-    if (wait > 0)
-      throw new HttpError(429, "rate_limited", "Too many requests", { "Retry-After": String(wait) });
-  }
+  if (facts && !route.public) facts.user = principal.userId;
   type Fields = Record<string, unknown>;
   const params: Fields = route.params ? validate<Fields>(route.params, c.req.param(), "params") : {};
   const query: Fields = route.query ? validateQuery<Fields>(route.query, c.req.query()) : {};
@@ -42,7 +44,15 @@ async function handleRequest(c: Context, route: AnyRoute, services: ServerServic
   const body =
     route.body && route.bodyFormat !== "jsonl" ? validate(route.body, parseJson(rawBody), "body") : rawBody;
   const idempotency = idempotencyScope(c, route, principal, rawBody);
-  const run = () => route.handle({ params, query, body, principal, ifMatch, idempotency, services });
+  const quotas = services.ops.quotas;
+  const growth = quotas && !route.public ? requestGrowth(route.operationId, body, rawBody) : null;
+  const handle = async () => {
+    // Checked when the write runs, not before a replay: a retry of a write that fit still answers.
+    if (quotas && growth) await checkQuotas(services.db, quotas, principal.userId, growth);
+    return route.handle({ params, query, body, principal, ifMatch, idempotency, services });
+  };
+  // Keys made while serving this request are bounded by its credential (auth/key-limits.ts).
+  const run = () => withKeyCreator(principal, services.ops.keys, handle);
   if (idempotency === undefined) return replyResponse(await run());
   return runKeyed(services, route, idempotency, run);
 }
@@ -71,9 +81,20 @@ async function readRouteBody(request: Request, route: AnyRoute, services: Server
   return readBodyText(request, max);
 }
 
-export function sendError(_c: Context, error: unknown): Response {
+/**
+ * The JSON answer for an error. A 5xx's cause goes on the request's one access-log line (with its
+ * route and request id, ops/middleware.ts); without that middleware it is written as one line here.
+ */
+export function sendError(c: Context, error: unknown): Response {
   const reply = toErrorReply(error);
-  if (reply.status >= 500) console.error("sessiontree server error:", error);
+  if (reply.status >= 500) {
+    const facts = requestFacts(c.req.raw);
+    if (facts) facts.error = error;
+    else {
+      const done = { facts: { requestId: "", error }, method: c.req.method, path: c.req.path, durationMs: 0 };
+      stderrSink(JSON.stringify(accessLine({ ...done, status: reply.status })));
+    }
+  }
   const headers = { "content-type": "application/json", ...reply.headers };
   return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
 }

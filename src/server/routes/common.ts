@@ -1,8 +1,6 @@
-import type { SessionEntry } from "../../core/entry.js";
 import type { SessionSummary, WriteOutcome } from "../../store/store.js";
 import type { Reply, ResponseSpec } from "../http/route.js";
 import { ErrorBody } from "../schemas.js";
-import type { ServerServices } from "../services.js";
 
 /** A session as the API shows it: the owner is implied by the credential, never echoed. */
 export function publicSummary(summary: SessionSummary): Omit<SessionSummary, "owner"> {
@@ -25,13 +23,20 @@ const error = (description: string): ResponseSpec => ({ description, schema: Err
 export const AUTH_ERRORS: Record<number, ResponseSpec> = {
   400: error("Malformed request: bad JSON, wrong types, unsafe ids"),
   401: error("Missing, unknown, revoked or expired credential"),
-  429: error("Rate limit exceeded for this credential"),
+  429: error("Rate limit exceeded for this user (or client address, unauthenticated); see Retry-After"),
 };
 
 /** Plus what routes on one session can answer. */
 export const SESSION_ERRORS: Record<number, ResponseSpec> = {
   ...AUTH_ERRORS,
   404: error("No such session for this user (another user's session answers the same)"),
+};
+
+/** Plus what a whole-session read (tree, context, branch, export, labels) can answer. */
+export const WHOLE_READ_ERRORS: Record<number, ResponseSpec> = {
+  ...SESSION_ERRORS,
+  413: error("The answer would exceed the response size limit: read the session in pages (GET …/entries)"),
+  429: error("Rate limit exceeded, or too many whole-session reads at once for this user (Retry-After)"),
 };
 
 export const WRITE_ERRORS: Record<number, ResponseSpec> = {
@@ -42,19 +47,3 @@ export const WRITE_ERRORS: Record<number, ResponseSpec> = {
   415: error("Body is not application/json"),
   422: error("Idempotency-Key reused with a different request"),
 };
-
-/**
- * The path root → `leafId` (default: the session's leaf, whose path is empty while it is null) with
- * the revision it was read at, for the answers about one branch (the branch, its context).
- */
-export async function readPathAt(
-  services: ServerServices,
-  owner: string,
-  sessionId: string,
-  leafId: string | undefined,
-): Promise<{ leafId: string | null; path: SessionEntry[]; revision: number }> {
-  const summary = await services.store.getSummary(owner, sessionId);
-  const at = leafId ?? summary.leafId;
-  const path = at === null ? [] : await services.store.readBranch(owner, sessionId, at);
-  return { leafId: at, path, revision: summary.revision };
-}

@@ -8,8 +8,9 @@ import {
   LeafQuery,
   SessionParams,
 } from "../schemas.js";
+import { branchAnswer } from "../work/whole-reads.js";
 import { appendDrafts } from "./append.js";
-import { readPathAt, SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+import { SESSION_ERRORS, WHOLE_READ_ERRORS, WRITE_ERRORS } from "./common.js";
 
 const tag = "entries";
 
@@ -55,10 +56,9 @@ export const readBranch = defineRoute({
   tag,
   params: SessionParams,
   query: LeafQuery,
-  responses: { 200: { description: "The path", schema: BranchResult }, ...SESSION_ERRORS },
-  async handle({ params, query, principal, services }) {
-    const { leafId, path, revision } = await readPathAt(services, principal.userId, params.id, query.leafId);
-    return { body: { leafId, entries: path }, revision };
+  responses: { 200: { description: "The path", schema: BranchResult }, ...WHOLE_READ_ERRORS },
+  handle({ params, query, principal, services }) {
+    return branchAnswer({ services, owner: principal.userId, sessionId: params.id }, query.leafId);
   },
 });
 

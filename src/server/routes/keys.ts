@@ -8,7 +8,8 @@ import { AUTH_ERRORS, SESSION_ERRORS } from "./common.js";
 const tag = "account";
 
 function keyInfo(row: ApiKeyRow) {
-  return { id: row.id, name: row.name, createdAt: row.createdAt, revokedAt: row.revokedAt };
+  const { id, name, createdAt, revokedAt, expiresAt, lastUsedAt } = row;
+  return { id, name, createdAt, revokedAt, expiresAt, lastUsedAt };
 }
 
 export const listKeys = defineRoute({

@@ -14,10 +14,10 @@ import {
   WriteResult,
 } from "../schemas.js";
 import type { ServerServices } from "../services.js";
+import { labelsAnswer } from "../work/whole-reads.js";
 import { appendDrafts } from "./append.js";
-import { SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+import { WHOLE_READ_ERRORS, WRITE_ERRORS } from "./common.js";
 import { type WriteRecord, writeSession } from "./session-write.js";
-import { treeOf } from "./tree-view.js";
 
 const tag = "navigation";
 
@@ -107,11 +107,9 @@ export const getLabels = defineRoute({
   summary: "Current labels by target entry id",
   tag,
   params: SessionParams,
-  responses: { 200: { description: "Labels", schema: LabelsResult }, ...SESSION_ERRORS },
-  async handle({ params, principal, services }) {
-    const session = await services.store.loadSession(principal.userId, params.id);
-    const labels = Object.fromEntries(treeOf(session.entries).getLabels());
-    return { body: { labels }, revision: session.summary.revision };
+  responses: { 200: { description: "Labels", schema: LabelsResult }, ...WHOLE_READ_ERRORS },
+  handle({ params, principal, services }) {
+    return labelsAnswer({ services, owner: principal.userId, sessionId: params.id });
   },
 });
 

@@ -1,11 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import { defineRoute } from "../http/route.js";
 import { SessionParams, SessionSummary } from "../schemas.js";
-import { createdReply, SESSION_ERRORS, WRITE_ERRORS } from "./common.js";
+import { exportAnswer, JSONL } from "../work/whole-reads.js";
+import { createdReply, WHOLE_READ_ERRORS, WRITE_ERRORS } from "./common.js";
 import { recordedWrite } from "./session-write.js";
 
 const tag = "transfer";
-const JSONL = "application/x-ndjson";
 
 export const exportSession = defineRoute({
   method: "get",
@@ -16,11 +16,10 @@ export const exportSession = defineRoute({
   params: SessionParams,
   responses: {
     200: { description: "pi JSONL", schema: Type.String(), contentType: JSONL },
-    ...SESSION_ERRORS,
+    ...WHOLE_READ_ERRORS,
   },
-  async handle({ params, principal, services }) {
-    const text = await services.store.exportJsonl(principal.userId, params.id);
-    return { body: text, contentType: JSONL };
+  handle({ params, principal, services }) {
+    return exportAnswer({ services, owner: principal.userId, sessionId: params.id });
   },
 });
 

@@ -1,8 +1,7 @@
-import { projectContext } from "../../core/context.js";
 import { defineRoute } from "../http/route.js";
 import { ContextResult, LeafQuery, SessionParams, TreeResult } from "../schemas.js";
-import { readPathAt, SESSION_ERRORS } from "./common.js";
-import { flattenTree, treeOf } from "./tree-view.js";
+import { contextAnswer, treeAnswer } from "../work/whole-reads.js";
+import { WHOLE_READ_ERRORS } from "./common.js";
 
 const tag = "views";
 
@@ -14,13 +13,9 @@ export const getContext = defineRoute({
   tag,
   params: SessionParams,
   query: LeafQuery,
-  responses: { 200: { description: "The projected context", schema: ContextResult }, ...SESSION_ERRORS },
-  async handle({ params, query, principal, services }) {
-    const { leafId, path, revision } = await readPathAt(services, principal.userId, params.id, query.leafId);
-    const { messages, thinkingLevel, model, extensionState, messageEntryIds, warnings } =
-      projectContext(path);
-    const body = { leafId, messages, thinkingLevel, model, extensionState, messageEntryIds, warnings };
-    return { body, revision };
+  responses: { 200: { description: "The projected context", schema: ContextResult }, ...WHOLE_READ_ERRORS },
+  handle({ params, query, principal, services }) {
+    return contextAnswer({ services, owner: principal.userId, sessionId: params.id }, query.leafId);
   },
 });
 
@@ -31,11 +26,9 @@ export const getTree = defineRoute({
   summary: "The whole tree, flat: every node with its children's ids and its label",
   tag,
   params: SessionParams,
-  responses: { 200: { description: "The tree", schema: TreeResult }, ...SESSION_ERRORS },
-  async handle({ params, principal, services }) {
-    const session = await services.store.loadSession(principal.userId, params.id);
-    const body = { leafId: session.summary.leafId, ...flattenTree(treeOf(session.entries)) };
-    return { body, revision: session.summary.revision };
+  responses: { 200: { description: "The tree", schema: TreeResult }, ...WHOLE_READ_ERRORS },
+  handle({ params, principal, services }) {
+    return treeAnswer({ services, owner: principal.userId, sessionId: params.id });
   },
 });
 

@@ -1,0 +1,57 @@
+import type { Command } from "commander";
+import { databaseFromEnv } from "./keys.js";
+
+export interface BackupFlags {
+  data: string;
+  database?: string;
+  to: string;
+  json?: boolean;
+}
+
+export interface RestoreFlags {
+  data: string;
+  database?: string;
+  from: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+/**
+ * `sessiontree backup --to FILE` and `sessiontree restore --from FILE`: the service's database
+ * (sessions and the server's tables), SQLite only; for PostgreSQL they print the pg_dump and
+ * pg_restore commands to use.
+ */
+export function register(program: Command): void {
+  program
+    .command("backup")
+    .description("copy the service's SQLite database while servers keep running (online backup)")
+    .requiredOption("--to <file>", "the backup file to write (must not exist)")
+    .option("--data <dir>", "data folder of the embedded SQLite database", "./.sessiontree")
+    .option(
+      "--database <url>",
+      "sqlite:FILE or postgres:// URL (env SESSIONTREE_DATABASE)",
+      databaseFromEnv(),
+    )
+    .option("--json", "print JSON")
+    .action(async (flags: BackupFlags, command: Command) => {
+      const { runBackup } = await import("./backup-run.js");
+      await runBackup({ ...flags, json: command.optsWithGlobals<{ json?: boolean }>().json });
+    });
+
+  program
+    .command("restore")
+    .description("put a backup in place of the service's SQLite database (stop the servers first)")
+    .requiredOption("--from <file>", "a file written by `sessiontree backup`")
+    .option("--data <dir>", "data folder of the embedded SQLite database", "./.sessiontree")
+    .option(
+      "--database <url>",
+      "sqlite:FILE or postgres:// URL (env SESSIONTREE_DATABASE)",
+      databaseFromEnv(),
+    )
+    .option("--force", "replace an existing database, keeping it aside as <db>.before-restore-<time>")
+    .option("--json", "print JSON")
+    .action(async (flags: RestoreFlags, command: Command) => {
+      const { runRestore } = await import("./backup-run.js");
+      await runRestore({ ...flags, json: command.optsWithGlobals<{ json?: boolean }>().json });
+    });
+}

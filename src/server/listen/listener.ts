@@ -1,0 +1,54 @@
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { type ServerType, serve } from "@hono/node-server";
+import type { Hono } from "hono";
+import { Drain } from "./drain.js";
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  /** PEM certificate chain and key: HTTPS (node:https) instead of plain HTTP. */
+  tls?: { cert: string; key: string };
+}
+
+export interface Listener {
+  url: string;
+  port: number;
+  /** The node:http (or node:https) server, for its timeouts. */
+  server: ServerType;
+  /** Stops accepting, lets in-flight requests finish for up to `graceMs`, then cuts what is left. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Serves `app` on host:port, over TLS when a certificate is given; resolves once listening. */
+export function listen(app: Hono, options: ListenOptions): Promise<Listener> {
+  return new Promise((resolve, reject) => {
+    const { host, port, tls } = options;
+    const secure = tls
+      ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key } }
+      : {};
+    let server: ServerType | undefined;
+    const ready = (info: AddressInfo) => {
+      const scheme = tls ? "https" : "http";
+      const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
+      const drain = new Drain(server as ServerType);
+      resolve({ url, port: info.port, server: server as ServerType, close: (ms) => drain.close(ms) });
+    };
+    server = serve({ fetch: app.fetch, port, hostname: host, ...secure }, ready);
+    server.once("error", reject);
+  });
+}
+
+/** Loopback addresses: listening on anything else without TLS sends credentials in clear text. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\./.test(host) || host === "[::1]";
+}
+
+/** The warning `serve` prints when it listens beyond loopback over plain HTTP (null when none is due). */
+export function plainHttpWarning(host: string, tls: boolean): string | null {
+  if (tls || isLoopback(host)) return null;
+  return (
+    `warning: listening on ${host} without TLS: bearer credentials cross the network in clear text. ` +
+    "Pass --tls-cert/--tls-key, or keep it on 127.0.0.1 behind a TLS reverse proxy (docs/server.md)."
+  );
+}

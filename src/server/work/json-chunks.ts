@@ -1,0 +1,48 @@
+import { HttpError } from "../http/http-error.js";
+import type { TimeSlicer } from "./time-slicer.js";
+
+/**
+ * A large JSON (or JSONL) answer written piece by piece between event-loop turns, with a bound
+ * on its size: past `maxBytes` the request is refused with 413 before a byte is sent, naming the
+ * paged route that reads any session (`GET …/entries`).
+ */
+export class JsonChunks {
+  private readonly pieces: string[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly slicer: TimeSlicer,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** Adds text as is (punctuation, a JSONL line). */
+  async raw(text: string): Promise<void> {
+    this.pieces.push(text);
+    this.bytes += Buffer.byteLength(text);
+    if (this.bytes > this.maxBytes) throw tooLarge(this.maxBytes);
+    if (this.slicer.due()) await this.slicer.pause();
+  }
+
+  /** Adds `items` as the elements of a JSON array (the brackets are the caller's). */
+  async array(items: Iterable<unknown>): Promise<void> {
+    let first = true;
+    for (const item of items) {
+      await this.raw(first ? JSON.stringify(item) : `,${JSON.stringify(item)}`);
+      first = false;
+    }
+  }
+
+  /** The whole answer, once every piece is in. */
+  text(): string {
+    return this.pieces.join("");
+  }
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  const mib = (maxBytes / 1024 / 1024).toFixed(0);
+  return new HttpError(
+    413,
+    "payload_too_large",
+    `The answer would exceed ${mib} MiB; read the session in pages with GET /v1/sessions/{id}/entries`,
+  );
+}

@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+// @ts-expect-error: a plain .mjs script without types
+import { startPostgres } from "../../scripts/pg.mjs";
+import { createServer, type SessionTreeServer } from "../../src/server/index.js";
+import { call } from "./helpers.js";
+
+/**
+ * A PostgreSQL of this test's own, stopped halfway: liveness stays 200 (the process is fine),
+ * readiness turns 503 (issue 16.11: /healthz said 200 while PostgreSQL was down).
+ */
+describe("readiness follows the database (PostgreSQL stopped)", () => {
+  let pg: { url: string; stop(): void };
+  let server: SessionTreeServer;
+  let url: string;
+
+  before(async () => {
+    pg = await startPostgres();
+    server = await createServer({ port: 0, database: pg.url, rateLimit: false, poolSize: 3 });
+    url = (await server.listen()).url;
+  });
+  after(async () => {
+    await server.close().catch(() => {});
+    pg.stop();
+  });
+
+  it("reports the pool's use in /metrics", async () => {
+    assert.equal((await call(url, "GET", "/readyz")).status, 200);
+    const metrics = await call(url, "GET", "/metrics");
+    assert.match(metrics.text, /sessiontree_db_pool_connections\{pool="main",state="total"\} [1-9]/);
+    assert.match(metrics.text, /sessiontree_db_pool_connections\{pool="main",state="waiting"\} 0/);
+  });
+
+  it("/readyz answers 503 not_ready while /healthz stays 200", async () => {
+    pg.stop();
+    const ready = await call(url, "GET", "/readyz");
+    assert.equal(ready.status, 503);
+    assert.equal(ready.json.code, "not_ready");
+    assert.equal(ready.headers.get("retry-after"), "1");
+    assert.equal((await call(url, "GET", "/healthz")).status, 200);
+  });
+});
