@@ -41,6 +41,12 @@ export const LAYERS = [
     why: "web tree viewer and HTML export",
   },
   {
+    layer: "adapters",
+    rank: 4,
+    may: ["core", "format", "file", "store", "session"],
+    why: "the history layer under agent frameworks (OpenAI Agents, AI SDK)",
+  },
+  {
     layer: "client",
     rank: 5,
     may: ["core", "server"],
@@ -50,7 +56,7 @@ export const LAYERS = [
   {
     layer: "cli",
     rank: 6,
-    may: ["core", "format", "file", "store", "session", "agent", "server", "viewer", "client"],
+    may: ["core", "format", "file", "store", "session", "agent", "server", "viewer", "adapters", "client"],
     why: "the sessiontree command",
   },
   {

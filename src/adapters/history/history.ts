@@ -1,0 +1,30 @@
+import type { EntryDraft, SessionEntry } from "../../core/entry.js";
+
+/**
+ * Where an adapter keeps a conversation: one session of a SessionStore, or a SessionManager. The
+ * adapters speak only this, so each framework's mapping is written once for both.
+ */
+export interface History {
+  /** The session's id; a store session is created on first use. */
+  sessionId(): Promise<string>;
+  /** The leaf and the path root → leaf, read as one consistent view. */
+  view(): Promise<HistoryView>;
+  /** Every entry in storage order (for branches and alternatives). */
+  entries(): Promise<SessionEntry[]>;
+  /** The path root → `id` (null: empty). An unknown id is `entry_not_found`. */
+  pathTo(id: string | null): Promise<SessionEntry[]>;
+  /**
+   * Appends `drafts` as a chain under `parentId` in one write and moves the leaf to the last one.
+   * With `since`, a store refuses (`ConflictError`) when the session changed after that view.
+   */
+  appendChain(parentId: string | null, drafts: EntryDraft[], since?: HistoryView): Promise<SessionEntry[]>;
+  /** Moves the leaf (null: before the root). Nothing is deleted. */
+  moveLeaf(id: string | null, since?: HistoryView): Promise<void>;
+}
+
+export interface HistoryView {
+  leafId: string | null;
+  path: SessionEntry[];
+  /** The store's revision when the view was read (undefined over a SessionManager). */
+  revision?: number;
+}

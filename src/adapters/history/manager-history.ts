@@ -1,0 +1,99 @@
+import type { EntryDraft, SessionEntry } from "../../core/entry.js";
+import { NotFoundError, ValidationError } from "../../core/errors.js";
+import type { ImageContent, TextContent } from "../../core/messages.js";
+import type { History, HistoryView } from "./history.js";
+
+/**
+ * The methods of pi's SessionManager (and of sessiontree's drop-in) the adapters use, typed
+ * structurally so either class fits without an import.
+ */
+export interface SessionManagerLike {
+  getSessionId(): string;
+  getLeafId(): string | null;
+  getBranch(fromId?: string): unknown[];
+  getEntries(): unknown[];
+  appendMessage(message: never): string;
+  appendCustomEntry(customType: string, data?: unknown): string;
+  appendCustomMessageEntry(
+    customType: string,
+    content: string | (TextContent | ImageContent)[],
+    display: boolean,
+    details?: unknown,
+  ): string;
+  getEntry(id: string): unknown;
+  branch(branchFromId: string): void;
+  resetLeaf(): void;
+}
+
+/** sessiontree's manager also takes drafts as they are. */
+interface DraftTaking extends SessionManagerLike {
+  appendDraft(draft: EntryDraft): SessionEntry;
+}
+
+function takesDrafts(manager: SessionManagerLike): manager is DraftTaking {
+  return typeof (manager as Partial<DraftTaking>).appendDraft === "function";
+}
+
+/**
+ * A SessionManager as a History. Its writes are synchronous and its file (if any) is its own, so
+ * there is no revision to check: each call works on the manager's tree as it is.
+ */
+export class ManagerHistory implements History {
+  constructor(readonly manager: SessionManagerLike) {}
+
+  async sessionId(): Promise<string> {
+    return this.manager.getSessionId();
+  }
+
+  async view(): Promise<HistoryView> {
+    const leafId = this.manager.getLeafId();
+    return { leafId, path: leafId === null ? [] : (this.manager.getBranch() as SessionEntry[]) };
+  }
+
+  async entries(): Promise<SessionEntry[]> {
+    return this.manager.getEntries() as SessionEntry[];
+  }
+
+  async pathTo(id: string | null): Promise<SessionEntry[]> {
+    if (id === null) return [];
+    this.requireEntry(id);
+    return this.manager.getBranch(id) as SessionEntry[];
+  }
+
+  async appendChain(parentId: string | null, drafts: EntryDraft[]): Promise<SessionEntry[]> {
+    if (drafts.length === 0) return [];
+    this.setLeaf(parentId);
+    return drafts.map((draft) => this.append(draft));
+  }
+
+  async moveLeaf(id: string | null): Promise<void> {
+    this.setLeaf(id);
+  }
+
+  private append(draft: EntryDraft): SessionEntry {
+    const m = this.manager;
+    if (takesDrafts(m)) return m.appendDraft(draft);
+    let id: string;
+    if (draft.type === "message") id = m.appendMessage(draft.message as never);
+    else if (draft.type === "custom") id = m.appendCustomEntry(draft.customType, draft.data);
+    else if (draft.type === "custom_message")
+      id = m.appendCustomMessageEntry(draft.customType, draft.content, draft.display, draft.details);
+    else throw new ValidationError("invalid_argument", `Cannot append a ${draft.type} entry here`);
+    return m.getEntry(id) as SessionEntry;
+  }
+
+  private setLeaf(id: string | null): void {
+    if (id === this.manager.getLeafId()) return;
+    if (id === null) this.manager.resetLeaf();
+    else {
+      this.requireEntry(id);
+      this.manager.branch(id);
+    }
+  }
+
+  private requireEntry(id: string): void {
+    if (this.manager.getEntry(id) === undefined) {
+      throw new NotFoundError("entry_not_found", `Entry ${id} not found`, { details: { id } });
+    }
+  }
+}

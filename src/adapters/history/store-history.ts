@@ -1,0 +1,140 @@
+import type { EntryDraft, SessionEntry } from "../../core/entry.js";
+import { isSessionTreeError } from "../../core/errors.js";
+import { stampDraft } from "../../core/stamp.js";
+import { openStore } from "../../store/registry.js";
+import type { CreateSessionInput, SessionStore } from "../../store/store.js";
+import type { History, HistoryView } from "./history.js";
+
+/** A store, or a location `openStore` knows ("sqlite:chats.db", "jsonl:sessions", "memory:"). */
+export type StoreOrLocation = SessionStore | string;
+
+/**
+ * The store behind a location, opened and initialised once on first use. A store given as an
+ * object is used as it is (the caller initialised it and closes it).
+ */
+export class StoreHandle {
+  private opened: Promise<SessionStore> | undefined;
+  readonly ownsStore: boolean;
+
+  constructor(private readonly source: StoreOrLocation) {
+    this.ownsStore = typeof source === "string";
+  }
+
+  get(): Promise<SessionStore> {
+    if (typeof this.source !== "string") return Promise.resolve(this.source);
+    this.opened ??= openStore(this.source).then(async (store) => {
+      await store.init();
+      return store;
+    });
+    return this.opened;
+  }
+
+  /** Closes the store when this handle opened it. */
+  async close(): Promise<void> {
+    if (this.ownsStore && this.opened) await (await this.opened).close();
+  }
+}
+
+/**
+ * One session of a SessionStore. Nothing is kept between calls: every view is read from the store
+ * (the leaf's path only, through `readBranch`), and every write names the revision of the view it
+ * was planned on, so two processes or server instances writing one conversation never fork it by
+ * accident: the later write fails with a conflict and is planned again (see `retryOnRace`).
+ */
+export class StoreHistory implements History {
+  private created: Promise<SessionStore> | undefined;
+
+  constructor(
+    private readonly handle: StoreHandle,
+    readonly owner: string,
+    private readonly id: string,
+    private readonly init: Omit<CreateSessionInput, "id"> = {},
+  ) {}
+
+  async sessionId(): Promise<string> {
+    await this.store();
+    return this.id;
+  }
+
+  /** A session not created yet reads as empty: reads never create it, the first write does. */
+  async view(): Promise<HistoryView> {
+    const store = await this.handle.get();
+    try {
+      const summary = await store.getSummary(this.owner, this.id);
+      const path = await store.readBranch(this.owner, this.id, summary.leafId);
+      return { leafId: summary.leafId, path, revision: summary.revision };
+    } catch (error) {
+      if (isSessionTreeError(error, "session_not_found")) return { leafId: null, path: [] };
+      throw error;
+    }
+  }
+
+  async entries(): Promise<SessionEntry[]> {
+    const store = await this.handle.get();
+    try {
+      return (await store.loadSession(this.owner, this.id)).entries;
+    } catch (error) {
+      if (isSessionTreeError(error, "session_not_found")) return [];
+      throw error;
+    }
+  }
+
+  async pathTo(id: string | null): Promise<SessionEntry[]> {
+    const store = await this.handle.get();
+    return store.readBranch(this.owner, this.id, id);
+  }
+
+  async appendChain(
+    parentId: string | null,
+    drafts: EntryDraft[],
+    since?: HistoryView,
+  ): Promise<SessionEntry[]> {
+    if (drafts.length === 0) return [];
+    const store = await this.store();
+    // Ids are drawn against the path read; one taken elsewhere in the tree is refused by the store
+    // as `duplicate_entry` and the write is planned again with fresh ids.
+    const taken = new Set(since?.path.map((entry) => entry.id));
+    const entries: SessionEntry[] = [];
+    let parent = parentId;
+    for (const draft of drafts) {
+      const entry = stampDraft(draft, parent, { isTaken: (id) => taken.has(id) });
+      taken.add(entry.id);
+      entries.push(entry);
+      parent = entry.id;
+    }
+    await store.appendEntries(this.owner, this.id, entries, { expectedRevision: since?.revision });
+    return entries;
+  }
+
+  async moveLeaf(id: string | null, since?: HistoryView): Promise<void> {
+    const store = await this.store();
+    await store.setLeaf(this.owner, this.id, id, { expectedRevision: since?.revision });
+  }
+
+  /** The store, with this session created in it on first use. */
+  private store(): Promise<SessionStore> {
+    this.created ??= this.handle.get().then(async (store) => {
+      try {
+        await store.getSummary(this.owner, this.id);
+      } catch (error) {
+        if (!isSessionTreeError(error, "session_not_found")) throw error;
+        await this.create(store);
+      }
+      return store;
+    });
+    // A failed first use (a store that cannot open) is tried again by the next call.
+    this.created.catch(() => {
+      this.created = undefined;
+    });
+    return this.created;
+  }
+
+  private async create(store: SessionStore): Promise<void> {
+    try {
+      await store.createSession(this.owner, { ...this.init, id: this.id });
+    } catch (error) {
+      // Another process or instance created it between our look and our create: it exists now.
+      if (!isSessionTreeError(error, "conflict")) throw error;
+    }
+  }
+}

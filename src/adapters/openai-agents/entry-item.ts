@@ -1,0 +1,42 @@
+import type { AgentInputItem } from "@openai/agents";
+import type { SessionEntry } from "../../core/entry.js";
+import { messageText } from "../../core/messages.js";
+import { decodeBytes } from "../history/binary-json.js";
+import { originFrom } from "../history/origin.js";
+import { FRAMEWORK } from "./item-draft.js";
+
+/**
+ * The item an entry holds: the one the adapter stored (exactly as given), or, for a message another
+ * writer appended (pi continuing the session, `sessiontree` tools), its text as a user or assistant
+ * message. Other entries (settings, labels, tool calls not written through the adapter) are not
+ * items: undefined.
+ */
+export function entryToItem(entry: SessionEntry): AgentInputItem | undefined {
+  const origin = originFrom(entry, FRAMEWORK);
+  if (origin) return (origin.bytes === true ? decodeBytes(origin.item) : origin.item) as AgentInputItem;
+  if (entry.type !== "message") return undefined;
+  const message = entry.message as { role: string; content?: unknown };
+  if (message.role === "user") return { role: "user", content: messageText(message) };
+  if (message.role === "assistant") {
+    const said = messageText(message);
+    if (said === "") return undefined;
+    return { role: "assistant", status: "completed", content: [{ type: "output_text", text: said }] };
+  }
+  return undefined;
+}
+
+export interface ItemEntry {
+  /** The entry holding the item: `checkout(entryId)` rewinds the conversation to just after it. */
+  entryId: string;
+  item: AgentInputItem;
+}
+
+/** The items along a path, with their entries, oldest first. */
+export function itemsOf(path: readonly SessionEntry[]): ItemEntry[] {
+  const found: ItemEntry[] = [];
+  for (const entry of path) {
+    const item = entryToItem(entry);
+    if (item !== undefined) found.push({ entryId: entry.id, item });
+  }
+  return found;
+}

@@ -1,0 +1,113 @@
+import type { AgentInputItem } from "@openai/agents";
+import type { EntryDraft } from "../../core/entry.js";
+import type { ImageContent, TextContent } from "../../core/messages.js";
+import { encodeBytes, hasBytes, jsonCopy } from "../history/binary-json.js";
+import type { Origin } from "../history/origin.js";
+import {
+  argumentsObject,
+  assistantDraft,
+  customDraft,
+  customMessageDraft,
+  imageFromDataUrl,
+  jsonText,
+  type ModelLabel,
+  parseJsonText,
+  text,
+  toolResultDraft,
+  userDraft,
+} from "../history/pi-messages.js";
+
+export const FRAMEWORK = "openai-agents";
+/** The custom type of items kept as `custom` entries (outside the model's context in pi). */
+export const ITEM_CUSTOM_TYPE = "openai-agents.item";
+export const SYSTEM_CUSTOM_TYPE = "openai-agents.system";
+
+type Json = Record<string, unknown>;
+
+/**
+ * One item as one entry, in the shape the rest of sessiontree reads: user and assistant messages
+ * as messages, a function call as an assistant message with one toolCall block, its output as a
+ * toolResult message, a system message as a custom_message. Items pi has no place for (reasoning,
+ * hosted and computer tool calls, compaction markers…) are `custom` entries. The item itself is
+ * kept whole in the entry's `origin`, and that is what `getItems` returns.
+ */
+export function itemToDraft(item: AgentInputItem, label: ModelLabel): EntryDraft {
+  const origin = originFor(item);
+  const record = item as unknown as Json;
+  const type = record.type ?? "message";
+  if (type === "message" && record.role === "user") return userDraft(userContent(record.content), origin);
+  if (type === "message" && record.role === "assistant")
+    return assistantDraft(assistantContent(record.content), label, "stop", origin);
+  if (type === "message" && record.role === "system")
+    return customMessageDraft(SYSTEM_CUSTOM_TYPE, contentText(record.content), origin);
+  if (type === "function_call") {
+    const args = argumentsObject(parseJsonText(String(record.arguments ?? "")));
+    const call = {
+      type: "toolCall" as const,
+      id: String(record.callId),
+      name: String(record.name),
+      arguments: args,
+    };
+    return assistantDraft([call], label, "toolUse", origin);
+  }
+  if (type === "function_call_result")
+    return toolResultDraft(
+      String(record.callId),
+      String(record.name),
+      outputContent(record.output),
+      false,
+      origin,
+    );
+  return customDraft(ITEM_CUSTOM_TYPE, origin);
+}
+
+function originFor(item: AgentInputItem): Origin {
+  // Bytes (image or file data given as a Uint8Array) are written as base64 and marked, so they
+  // come back as bytes; every other item is stored as it is.
+  return hasBytes(item)
+    ? { framework: FRAMEWORK, item: jsonCopy(encodeBytes(item)), bytes: true }
+    : { framework: FRAMEWORK, item: jsonCopy(item) };
+}
+
+function userContent(content: unknown): string | (TextContent | ImageContent)[] {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part: Json) => {
+    if (part.type === "input_text") return text(String(part.text));
+    if (part.type === "input_image" && typeof part.image === "string")
+      return imageFromDataUrl(part.image) ?? text(`[image: ${part.image}]`);
+    if (part.type === "input_file") return text(`[file${part.filename ? `: ${part.filename}` : ""}]`);
+    if (part.type === "audio") return text(`[audio${part.transcript ? `: ${part.transcript}` : ""}]`);
+    return text(`[${String(part.type)}]`);
+  });
+}
+
+function assistantContent(content: unknown): TextContent[] {
+  if (typeof content === "string") return [text(content)];
+  if (!Array.isArray(content)) return [];
+  return content.map((part: Json) => {
+    if (part.type === "output_text") return text(String(part.text));
+    if (part.type === "refusal") return text(String(part.refusal));
+    if (part.type === "audio") return text(String(part.transcript ?? "[audio]"));
+    return text(`[${String(part.type)}]`);
+  });
+}
+
+function contentText(content: unknown): string {
+  const blocks = userContent(content);
+  if (typeof blocks === "string") return blocks;
+  return blocks.map((block) => (block.type === "text" ? block.text : "[image]")).join("\n");
+}
+
+/** A function's output as toolResult blocks: text as text, a `data:` image as an image. */
+function outputContent(output: unknown): (TextContent | ImageContent)[] {
+  if (typeof output === "string") return [text(output)];
+  const parts = Array.isArray(output) ? output : [output];
+  return parts.map((part: Json) => {
+    if ((part?.type === "text" || part?.type === "input_text") && typeof part.text === "string")
+      return text(part.text);
+    const image = part?.type === "image" || part?.type === "input_image" ? part.image : undefined;
+    const url = typeof image === "string" ? image : undefined;
+    return (url && imageFromDataUrl(url)) || text(jsonText(part));
+  });
+}
