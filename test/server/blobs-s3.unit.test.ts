@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -136,5 +136,32 @@ describe("the service with blobs on s3rver", () => {
     assert.equal(stolen.json.error?.code ?? stolen.json.code, missing.json.error?.code ?? missing.json.code);
     assert.equal(stolen.text.replace(hash, "#"), missing.text.replace(nobody, "#"));
     assert.equal((await as("bob", "GET", `/v1/sessions/${mine.json.id}/branch`)).status, 404);
+
+    // The same through an import: a pi file naming alice's hash is refused like one naming nobody's.
+    const importing = (sha256: string) => {
+      const header = {
+        type: "session",
+        version: 3,
+        id: randomUUID(),
+        timestamp: "2026-01-01T00:00:00.000Z",
+        cwd: "/w",
+      };
+      const entry = {
+        ...reference(sha256).entries[0],
+        id: "e1",
+        parentId: null,
+        timestamp: header.timestamp,
+      };
+      return as("bob", "POST", "/v1/sessions/import", {
+        raw: `${JSON.stringify(header)}\n${JSON.stringify(entry)}\n`,
+        headers: { "content-type": "application/x-ndjson" },
+      });
+    };
+    const [stolenImport, missingImport] = [await importing(hash), await importing(nobody)];
+    assert.equal(stolenImport.status, 400, stolenImport.text);
+    assert.match(stolenImport.text, /invalid_entry/);
+    assert.match(stolenImport.text, /blob/i);
+    assert.equal(stolenImport.status, missingImport.status);
+    assert.equal(stolenImport.text.replace(hash, "#"), missingImport.text.replace(nobody, "#"));
   });
 });
