@@ -79,8 +79,9 @@ export class SessionTree {
    * without moving this reader's leaf.
    */
   load(entry: SessionEntry, position: EntryPosition = {}, options: { keepLeaf?: boolean } = {}): LoadOutcome {
-    const existing = this.byId.get(entry.id);
-    if (existing) return this.reportDuplicate(existing, entry, position);
+    const existing = this.slotById.get(entry.id);
+    if (existing !== undefined)
+      return this.reportDuplicate(this.order[existing] as SessionEntry, entry, position);
     return this.loadNew(entry, options.keepLeaf === true);
   }
 
@@ -89,26 +90,29 @@ export class SessionTree {
    * report of a duplicate, so a whole read allocates nothing per entry here.
    */
   loadAt(entry: SessionEntry, line: number, offset: number, keepLeaf = false): LoadOutcome {
-    const existing = this.byId.get(entry.id);
-    if (existing) return this.reportDuplicate(existing, entry, { line, offset });
+    const existing = this.slotById.get(entry.id);
+    if (existing !== undefined)
+      return this.reportDuplicate(this.order[existing] as SessionEntry, entry, { line, offset });
     return this.loadNew(entry, keepLeaf);
   }
 
+  /** One id lookup for the entry and one for its parent: a whole read calls this per line. */
   private loadNew(entry: SessionEntry, keepLeaf: boolean): LoadOutcome {
-    this.index(entry);
+    const parentSlot = this.index(entry);
+    const parentId = entry.parentId;
+    const hidden = this.hiddenMarkers.size > 0 && this.hiddenMarkers.has(entry.id);
     if (keepLeaf) {
       // Another writer's entries: they join the tree, our position in it stays.
-    } else if (this.hiddenMarkers.has(entry.id)) {
-      this.leafId = entry.parentId !== null && this.byId.has(entry.parentId) ? entry.parentId : null;
+    } else if (hidden) {
+      this.leafId = parentSlot >= 0 ? parentId : null;
     } else {
       this.leafId = entry.id;
     }
-    const parentId = entry.parentId;
     // A self-parent is a cycle whose "parent" is already present once indexed: flag it too.
     if (
-      this.danglingParents.has(entry.id) ||
+      (this.danglingParents.size > 0 && this.danglingParents.has(entry.id)) ||
       parentId === entry.id ||
-      (parentId !== null && !this.byId.has(parentId))
+      (parentId !== null && parentSlot < 0)
     ) {
       this.structureStale = true;
     }
@@ -329,7 +333,8 @@ export class SessionTree {
     this.stampOptions = { isTaken: (id) => this.byId.has(id) || isTaken(id) };
   }
 
-  private index(entry: SessionEntry): void {
+  /** Indexes a new entry; gives its parent's position (-1: a root, or a parent not present). */
+  private index(entry: SessionEntry): number {
     const slot = this.order.length;
     const parentId = entry.parentId;
     this.slotById.set(entry.id, slot);
@@ -348,6 +353,7 @@ export class SessionTree {
     }
     if (entry.type === "label") this.applyLabel(entry as LabelEntry);
     else if (entry.type === "session_info") this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
+    return parentSlot;
   }
 
   private linkChild(entry: SessionEntry): void {

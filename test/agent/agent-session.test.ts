@@ -313,11 +313,13 @@ describe("the kept context equals a fresh projection, after appends, a compactio
   });
 
   test("sessiontree's SessionManager over a large file resumed through its index", async () => {
-    // The big message sits on an abandoned branch: the leaf's context needs a small share of the
-    // file, so the manager reads only those lines through the index (not the whole file).
+    // The big message sits on an abandoned branch, which also holds a compaction: the leaf's
+    // context needs a small share of the file, so the manager reads only those lines through the
+    // index (a file with no compaction anywhere is read whole at once: its context is every line).
     const writer = SessionManager.create("/tmp/project", dir);
     const first = writer.appendMessage(userMessage("before the branch"));
-    writer.appendMessage(userMessage("x ".repeat(600_000)));
+    const big = writer.appendMessage(userMessage("x ".repeat(600_000)));
+    writer.appendCompaction("an abandoned summary", big, 1000);
     writer.branch(first);
     writer.appendMessage(userMessage("the kept branch"));
     writer.close();

@@ -32,8 +32,10 @@ function writeSession(dir: string, large: boolean): { id: string; path: string }
   const sm = SessionManager.create(CWD, dir);
   const turns = large ? 160 : 3;
   for (let i = 0; i < turns; i++) {
-    sm.appendMessage(user(`question ${i} ${large ? "x".repeat(4000) : ""}`));
+    const asked = sm.appendMessage(user(`question ${i} ${large ? "x".repeat(4000) : ""}`));
     sm.appendMessage(assistant(`answer ${i} ${large ? "y".repeat(3000) : ""}`));
+    // A compaction midway: a large file with none is read whole and gets no index to cache.
+    if (large && i === turns / 2) sm.appendCompaction("the first half, summarized", asked, 100_000);
   }
   const result = { id: sm.getSessionId(), path: sm.getSessionFile() as string };
   sm.close();

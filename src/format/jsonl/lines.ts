@@ -36,6 +36,21 @@ export class LineSplitter {
     return this.offset;
   }
 
+  /** Whether bytes of an unfinished line are waiting for the next chunk. */
+  get hasPending(): boolean {
+    return this.pendingLength > 0;
+  }
+
+  /**
+   * Counts a complete line its caller split itself (`consumed` bytes, newline included), for a
+   * reader that splits whole chunks faster than line by line: numbering and offsets stay this
+   * splitter's. Only between chunks with nothing pending.
+   */
+  countLine(consumed: number): void {
+    this.lineNo++;
+    this.offset += consumed;
+  }
+
   push(chunk: Buffer): void {
     let start = 0;
     let newline = chunk.indexOf(10, start);

@@ -1,8 +1,11 @@
+import { existsSync } from "node:fs";
 import { type ProjectedContext, projectContext } from "../../core/context.js";
 import { type EntryDraft, entryTypeInfo, type SessionEntry, type SessionHeader } from "../../core/entry.js";
 import { SessionFile } from "../../file/session-file.js";
+import { indexPathFor } from "../../file/sidecar-index.js";
 import { type PathOnlySession, resumeThroughIndex } from "../context-resume.js";
 import type { SessionBacking } from "./backing.js";
+import { mayHoldCompaction } from "./compaction-probe.js";
 import { FileBacking, type FileBackingOptions, fileOptions } from "./file-backing.js";
 import { LeaseSlot } from "./lease-slot.js";
 
@@ -47,9 +50,19 @@ export class IndexedBacking implements SessionBacking {
     this.leaf = resumed.leafId;
   }
 
-  /** `path` opened through its index; null when the file is small or the lines read had problems. */
+  /**
+   * `path` opened through its index; null when the file is small, when it has no index yet and no
+   * compaction, or when the lines read had problems: the caller then reads it whole.
+   *
+   * Without a compaction the context is the leaf's whole path: building the index would scan
+   * every line and the context would then parse most of them again (all of them for a chain,
+   * where the first `getBranch` reads the file whole once more). One whole read parses each line
+   * once. A file that already has an index keeps using it (a branchy session whose path holds
+   * less than `WHOLE_READ_ABOVE_SHARE` of the bytes reads only those lines).
+   */
   static open(path: string, size: number, options: FileBackingOptions): IndexedBacking | null {
     if (size < INDEXED_FROM_BYTES) return null;
+    if (!existsSync(indexPathFor(path)) && !mayHoldCompaction(path)) return null;
     const resumed = resumeThroughIndex(path, { wholeAboveShare: WHOLE_READ_ABOVE_SHARE });
     if (!resumed?.coverage || resumed.issues.length > 0) return null;
     return new IndexedBacking(path, resumed, LeaseSlot.taken(path, options.lease), options);
