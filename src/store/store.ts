@@ -1,4 +1,5 @@
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
+import type { SearchHit } from "../core/search-hit.js";
 import type { DriverStep } from "./engine/step.js";
 
 /**
@@ -40,10 +41,10 @@ export interface SessionStore {
   /**
    * Appends a batch in one atomic write. Each entry's parentId must be null, an existing entry, or an
    * earlier entry of the batch (else `ValidationError("invalid_entry")`); ids must be safe ids
-   * (core's `isSafeId`), entries must pass core's `checkEntry`, leaf markers are refused. Entries
-   * already stored with identical content (key order aside) are skipped (idempotent retry); an
-   * existing id with different content is a `ValidationError("duplicate_entry")`; either error writes
-   * nothing. The leaf moves to the last newly written entry unless `moveLeaf` is false; a batch that
+   * (core's `isSafeId`), entries must pass core's `checkEntry`, leaf markers are refused (unless
+   * `allowLeafMarkers`). Entries already stored with identical content (key order aside) are
+   * skipped (idempotent retry); an existing id with different content is a
+   * `ValidationError("duplicate_entry")`; either error writes nothing. The leaf moves to the last newly written entry unless `moveLeaf` is false; a batch that
    * writes nothing new leaves the leaf alone, so a late retry never moves a leaf moved since.
    */
   appendEntries(
@@ -71,6 +72,16 @@ export interface SessionStore {
   ): Promise<SessionEntry[]>;
   /** Entries in storage order, paged: `after` is the last seq seen (0 to start). */
   readEntries(owner: string, sessionId: string, options?: EntryPageOptions): Promise<EntryPage>;
+  /**
+   * The whole session to read a page at a time, for callers that must give their thread back
+   * between pages (the service): summary and header now (a missing session fails here), then the
+   * entries in storage order, each page read when asked for. Pages go by storage position up to the
+   * summary's `entryCount`, and sessions are append-only, so the pages are the session at the
+   * summary's revision whatever is appended meanwhile.
+   */
+  openPages(owner: string, sessionId: string, options?: PagedReadOptions): Promise<PagedSession>;
+  /** Whether the session has an entry with this id: one lookup, whatever the session's size. */
+  hasEntry(owner: string, sessionId: string, entryId: string): Promise<boolean>;
 
   /**
    * Soft delete: hidden from lists, loads and writes (they answer `session_not_found`), restorable.
@@ -95,6 +106,11 @@ export interface SessionStore {
    */
   exportJsonl(owner: string, sessionId: string): Promise<string>;
   /**
+   * `exportJsonl` in pieces (the header line, then a page of entry lines at a time, then the
+   * marker), read page by page as the pieces are asked for; the session is found before it resolves.
+   */
+  exportJsonlPages(owner: string, sessionId: string, options?: { pageSize?: number }): Promise<JsonlPieces>;
+  /**
    * A pi JSONL file (v1–v3) as a new session of `owner`; ids, parents, payloads, labels and leaf are
    * kept. All or nothing: a damaged line, a conflicting duplicate or a parent that is not earlier in
    * the file refuses the import (`invalid_entry` / `duplicate_entry`; no header: `not_a_session`).
@@ -104,6 +120,25 @@ export interface SessionStore {
     jsonl: string,
     options?: ImportOptions & InTransaction<SessionSummary>,
   ): Promise<SessionSummary>;
+
+  /**
+   * Full-text search over the owner's sessions (never another owner's): the searchable text of each
+   * entry (core's `searchableText`) holding every term of `query` (words and "quoted phrases",
+   * case-insensitive substrings), best first (relevance, then recency). SQLite and PostgreSQL keep
+   * an index, updated in every write's transaction; memory and jsonl scan. Soft-deleted sessions
+   * only with `includeDeleted`. An empty query, or one without a term of 3 characters or more, is
+   * `invalid_argument`; a `sessionId` the owner cannot see is `session_not_found`.
+   */
+  search(owner: string, query: string, options?: SearchOptions): Promise<SearchHit[]>;
+}
+
+export interface SearchOptions {
+  /** Default 20, at most 200 (larger values are capped; below 1 is `invalid_argument`). */
+  limit?: number;
+  /** Search this session only. */
+  sessionId?: string;
+  /** Also search soft-deleted sessions. */
+  includeDeleted?: boolean;
 }
 
 export type PurgedSessions = Array<{ owner: string; sessionId: string }>;
@@ -193,6 +228,13 @@ export interface AppendOptions extends Omit<WriteOptions, "within">, InTransacti
    * still skipped as a retry. Default false.
    */
   underLeaf?: boolean;
+  /**
+   * Accept leaf markers that are history: a `custom` entry of the leaf-marker type another writer
+   * (pi) appended under, so it is an ordinary entry of the copy it comes from (`sessiontree sync`
+   * pushes such entries). Callers check that a marker has a child; the store only stops refusing it.
+   * Default false: a marker is refused (the leaf is a column; `setLeaf` moves it).
+   */
+  allowLeafMarkers?: boolean;
 }
 
 export interface WriteResult {
@@ -233,6 +275,25 @@ export interface EntryPage {
   entries: SessionEntry[];
   /** Pass as `after` for the next page; null at the end. */
   nextAfter: number | null;
+}
+
+export interface PagedReadOptions extends PayloadReadOptions {
+  /** Entries per page: default 200, at most 5000. */
+  pageSize?: number;
+}
+
+export interface PagedSession {
+  summary: SessionSummary;
+  header: SessionHeader;
+  /** Every entry in storage order (leaf markers excluded), a page at a time; iterate once. */
+  pages: AsyncIterable<SessionEntry[]>;
+}
+
+export interface JsonlPieces {
+  /** The session the file is, as of its first read. */
+  summary: SessionSummary;
+  /** The file's text in pieces, each a run of whole lines; iterate once. */
+  pieces: AsyncIterable<string>;
 }
 
 export interface ImportOptions {

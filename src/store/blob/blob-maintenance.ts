@@ -31,22 +31,3 @@ export function blobMaintenance(p: SqlPayloads | undefined, store: SessionStore)
     restoreAll: () => restoreAllArchived(p),
   };
 }
-
-/**
- * After a purge: collects the purged owners' blobs that nothing references now. The purge has
- * committed whatever happens here; a collection that fails leaves unreferenced blobs, which the
- * next one (after the next purge, or `sessiontree archive --collect`) removes.
- */
-export async function collectAfterPurge(
-  maintenance: BlobMaintenance | null,
-  owners: Iterable<string>,
-): Promise<void> {
-  if (!maintenance) return;
-  for (const owner of new Set(owners)) {
-    try {
-      await maintenance.collect({ owner });
-    } catch {
-      // Left to the next collection: an unreferenced blob is the worst a failure here leaves.
-    }
-  }
-}

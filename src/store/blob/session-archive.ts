@@ -71,7 +71,7 @@ async function archiveOne(
     entries: [],
     claims: await p.claimAndUpload(owner, [{ sha256, bytes: object }]),
   });
-  const hooks = { ...bindHooks(p), prepare: archiveBatch };
+  const hooks = { prepare: archiveBatch, isClaimLost: (error: unknown) => p.isClaimLost(error) };
   const done = await withPrepared(hooks, owner, [], (prepared) =>
     Promise.resolve(
       p.driver.writeSession({ owner, sessionId }, (tx) =>
@@ -112,7 +112,7 @@ export async function restoreArchived(p: SqlPayloads, owner: string, sessionId: 
   if (!sha256) return;
   const text = gunzipSync(await p.blobs.get(owner, sha256)).toString("utf8");
   const { entries } = parseImport(text);
-  await withPrepared(bindHooks(p), owner, entries, (prepared) =>
+  await withPrepared(p, owner, entries, (prepared) =>
     Promise.resolve(
       p.driver.writeSession({ owner, sessionId }, (tx) => runFlow(restoreFlow(p, tx, sha256, prepared))),
     ),
@@ -150,16 +150,4 @@ export async function restoreAllArchived(p: SqlPayloads): Promise<number> {
   });
   for (const row of rows) await restoreArchived(p, row.owner, row.id);
   return rows.length;
-}
-
-/** The hooks' methods bound to `p`, so an object spread may replace one of them. */
-function bindHooks(p: SqlPayloads) {
-  return {
-    prepare: p.prepare.bind(p),
-    confirmInWrite: p.confirmInWrite.bind(p),
-    confirmInInsert: p.confirmInInsert.bind(p),
-    resolve: p.resolve.bind(p),
-    restore: p.restore.bind(p),
-    isClaimLost: p.isClaimLost.bind(p),
-  };
 }

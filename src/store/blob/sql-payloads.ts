@@ -6,6 +6,7 @@ import { runFlow, type StoreFlow } from "../engine/step.js";
 import type { SessionRow } from "../sql/rows.js";
 import type { TxSql } from "../store.js";
 import { type Claim, ClaimLostError, confirmClaims, preClaim, sessionPkOf } from "./blob-claims.js";
+import { collectBlobs } from "./blob-gc.js";
 import type { BlobStore } from "./blob-store.js";
 import {
   inlineEntry,
@@ -130,6 +131,16 @@ export class SqlPayloads implements PayloadHooks<SessionRow> {
 
   isClaimLost(error: unknown): boolean {
     return error instanceof ClaimLostError;
+  }
+
+  async afterPurge(owners: readonly string[]): Promise<void> {
+    for (const owner of new Set(owners)) {
+      try {
+        await collectBlobs(this, { owner });
+      } catch {
+        // Left to the next collection: an unreferenced blob is the worst a failure here leaves.
+      }
+    }
   }
 
   /** A transaction of the driver's own, for claims, collections and archive bookkeeping. */

@@ -1,4 +1,7 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
+import type { SearchHit } from "../../core/search-hit.js";
+import type { SearchTexts } from "../search/search-docs.js";
+import type { SearchQuery } from "../search/search-query.js";
 import type { SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import type { ListQuery } from "./cursor.js";
 import type { DriverStep } from "./step.js";
@@ -58,6 +61,12 @@ export interface StoreDriver<S> {
    * bookkeeping; see store/blob/). Drivers without it keep no payloads out of line.
    */
   runSql?<T>(work: (sql: TxSql) => DriverStep<T>): DriverStep<T>;
+  /**
+   * Full-text search in the driver's own index (SQL drivers, see store/search/): at most
+   * `query.limit` hits of the owner's sessions, branch state computed against each session's leaf
+   * now. Drivers without it are searched by a scan (store/search/scan-search.ts).
+   */
+  search?(query: SearchQuery): DriverStep<SearchHit[]>;
 }
 
 /** Which session a call is about: every session belongs to one owner. */
@@ -81,6 +90,8 @@ export interface ReadTx<S> {
   entries(ref: S, after: number, limit: number | null): DriverStep<SessionEntry[]>;
   /** The path root → `leafId` (parents are always stored before children); [] when it is no entry. */
   branch(ref: S, leafId: string): DriverStep<SessionEntry[]>;
+  /** Whether `entryId` is a stored entry (a hidden leaf marker is none): one index lookup. */
+  hasEntry(ref: S, entryId: string): DriverStep<boolean>;
 }
 
 /** The reads and writes of one locked session, inside `writeSession`. */
@@ -89,9 +100,17 @@ export interface WriteTx<S> extends ReadTx<S> {
   readonly sql?: TxSql;
   /** The stored entries among `ids` (ids it lacks are absent); `HIDDEN_ID` for an id that is not an entry. */
   entriesByIds(ref: S, ids: readonly string[]): DriverStep<ReadonlyMap<string, StoredId>>;
-  hasEntry(ref: S, entryId: string): DriverStep<boolean>;
-  /** Stores new entries after the session's `storedCount` entries, in this order. */
-  insertEntries(ref: S, entries: readonly SessionEntry[], storedCount: number): DriverStep<void>;
+  /**
+   * Stores new entries after the session's `storedCount` entries, in this order. A driver with a
+   * search index indexes them in the same transaction (an entry indexed already is kept), taking
+   * the text from `searchTexts` when given (the entries as the caller wrote them, before offload).
+   */
+  insertEntries(
+    ref: S,
+    entries: readonly SessionEntry[],
+    storedCount: number,
+    searchTexts?: SearchTexts,
+  ): DriverStep<void>;
   /**
    * Stores the session's new summary: revision, leaf, counts, first message, name, modifiedAt,
    * deletedAt (search text: `searchText(summary)`). Called once per changing write, last.
@@ -113,6 +132,8 @@ export interface NewSession {
   header: SessionHeader;
   entries: readonly SessionEntry[];
   summary: SessionSummary;
+  /** Search texts of `entries` as the caller wrote them, when they differ from the stored form. */
+  searchTexts?: SearchTexts;
 }
 
 /** `insertSession`'s answer: stored, or refused because the owner has a session with that id. */

@@ -1,5 +1,9 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import { nowIso } from "../../core/ids.js";
+import type { SearchHit } from "../../core/search-hit.js";
+import { scanSearch } from "../search/scan-search.js";
+import { captureSearchTexts, type SearchTexts } from "../search/search-docs.js";
+import { parseSearch } from "../search/search-query.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -8,11 +12,15 @@ import type {
   EntryPageOptions,
   ImportOptions,
   InTransaction,
+  JsonlPieces,
   ListOptions,
   Page,
+  PagedReadOptions,
+  PagedSession,
   PayloadReadOptions,
   PurgedSessions,
   ReadOptions,
+  SearchOptions,
   SessionStore,
   SessionSummary,
   StoreCapabilities,
@@ -26,8 +34,17 @@ import { applyEntries, buildHeader, initialSummary } from "../summary.js";
 import { normalizeEntryPage, normalizeListOptions, toPage } from "./cursor.js";
 import type { ReadTx, SessionKey, StoreDriver, WriteTx } from "./driver.js";
 import { exportSessionJsonl, parseImport } from "./jsonl-transfer.js";
+import { entryPages, jsonlPieces, pageSizeOf } from "./paged-read.js";
 import { type PayloadHooks, SessionArchivedSignal, withPrepared } from "./payload-hooks.js";
-import { branchFlow, entryPageFlow, exportFlow, isVisible, loadFlow } from "./read-flows.js";
+import {
+  branchFlow,
+  entryPageFlow,
+  exportFlow,
+  hasEntryFlow,
+  headFlow,
+  isVisible,
+  loadFlow,
+} from "./read-flows.js";
 import { requireOwner, sessionExists, sessionNotFound } from "./rules.js";
 import { type DriverStep, runFlow, type StoreFlow, wait } from "./step.js";
 import { checkHeaderLimits, validateBatch } from "./validate-batch.js";
@@ -83,9 +100,10 @@ export class EngineStore<S = unknown> implements SessionStore {
     const payloads = this.payloads;
     if (!payloads) return this.insert(owner, header, imported.entries, leafId, options?.within);
     // The same owner's blobs are the same content: an import of an export shares its blobs.
+    const searchTexts = captureSearchTexts(imported.entries);
     return withPrepared(payloads, requireOwner(owner), imported.entries, (prepared) => {
       const confirm = (sql: TxSql) => runFlow(payloads.confirmInInsert(sql, owner, header.id, prepared));
-      return this.insert(owner, header, prepared.entries, leafId, options?.within, confirm);
+      return this.insert(owner, header, prepared.entries, leafId, options?.within, confirm, searchTexts);
     });
   }
 
@@ -112,15 +130,21 @@ export class EngineStore<S = unknown> implements SessionStore {
     entries: SessionEntry[],
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    const batch = validateBatch(entries);
+    const batch = validateBatch(entries, { allowLeafMarkers: options.allowLeafMarkers });
     const payloads = this.payloads;
     if (!payloads) {
       return this.write(owner, sessionId, (tx) => appendFlow(tx, sessionId, batch, options), options.within);
     }
+    const searchTexts = captureSearchTexts(batch);
     return withPrepared(payloads, requireOwner(owner), batch, (prepared) => {
       const flow = (tx: WriteTx<S>) =>
-        appendFlow(tx, sessionId, prepared.entries, options, (ref) =>
-          payloads.confirmInWrite(tx, ref, prepared),
+        appendFlow(
+          tx,
+          sessionId,
+          prepared.entries,
+          options,
+          (ref) => payloads.confirmInWrite(tx, ref, prepared),
+          searchTexts,
         );
       return this.write(owner, sessionId, flow, options.within);
     });
@@ -151,6 +175,18 @@ export class EngineStore<S = unknown> implements SessionStore {
     return { ...read, entries: await this.resolved(owner, read.entries, options) };
   }
 
+  async openPages(owner: string, sessionId: string, options: PagedReadOptions = {}): Promise<PagedSession> {
+    const pageSize = pageSizeOf(options.pageSize);
+    const { summary, header } = await this.read(owner, sessionId, (tx) => headFlow(tx, sessionId));
+    const readPage = (after: number, limit: number) =>
+      this.readEntries(owner, sessionId, { after, limit, references: options.references });
+    return { summary, header, pages: entryPages(readPage, summary.entryCount, pageSize) };
+  }
+
+  async hasEntry(owner: string, sessionId: string, entryId: string): Promise<boolean> {
+    return this.read(owner, sessionId, (tx) => hasEntryFlow(tx, sessionId, entryId));
+  }
+
   async deleteSession(owner: string, sessionId: string, options: WriteOptions = {}): Promise<WriteResult> {
     const flow = (tx: WriteTx<S>) => setDeletedFlow(tx, sessionId, true, options);
     return this.write(owner, sessionId, flow, options.within);
@@ -163,10 +199,19 @@ export class EngineStore<S = unknown> implements SessionStore {
 
   async purgeSession(owner: string, sessionId: string, options?: InTransaction<null>): Promise<void> {
     await this.write(owner, sessionId, (tx) => purgeFlow(tx, sessionId), options?.within);
+    await this.payloads?.afterPurge([owner]);
   }
 
   async purgeDeletedBefore(cutoff: Date, options?: InTransaction<PurgedSessions>): Promise<PurgedSessions> {
-    const within = options?.within;
+    const purged = await this.purgeDeleted(cutoff, options?.within);
+    if (purged.length > 0) await this.payloads?.afterPurge(purged.map((session) => session.owner));
+    return purged;
+  }
+
+  private async purgeDeleted(
+    cutoff: Date,
+    within: InTransaction<PurgedSessions>["within"],
+  ): Promise<PurgedSessions> {
     const outcome = (purged: PurgedSessions) => ({
       result: purged,
       changed: purged.length > 0,
@@ -190,6 +235,26 @@ export class EngineStore<S = unknown> implements SessionStore {
     return exportSessionJsonl(header, entries, summary.leafId);
   }
 
+  /** Payloads inline, as `exportJsonl`: the pieces of a file pi can read. */
+  async exportJsonlPages(
+    owner: string,
+    sessionId: string,
+    options: { pageSize?: number } = {},
+  ): Promise<JsonlPieces> {
+    const paged = await this.openPages(owner, sessionId, { pageSize: options.pageSize });
+    return { summary: paged.summary, pieces: jsonlPieces(paged) };
+  }
+
+  async search(owner: string, query: string, options?: SearchOptions): Promise<SearchHit[]> {
+    const parsed = parseSearch(requireOwner(owner), query, options);
+    if (parsed.sessionId !== null) {
+      const summary = await this.driver.findSummary(keyOf(owner, parsed.sessionId));
+      if (!isVisible(summary, parsed.includeDeleted)) throw sessionNotFound(parsed.sessionId);
+    }
+    if (!this.driver.search) return scanSearch(this.driver, parsed);
+    return this.driver.search(parsed);
+  }
+
   /** Creation and import: a new session whose summary already counts its entries. */
   private async insert(
     owner: string,
@@ -198,6 +263,7 @@ export class EngineStore<S = unknown> implements SessionStore {
     leafId: string | null,
     within: InTransaction<SessionSummary>["within"],
     confirm?: (sql: TxSql) => DriverStep<void>,
+    searchTexts?: SearchTexts,
   ): Promise<SessionSummary> {
     const base = initialSummary(requireOwner(owner), header, nowIso());
     const summary: SessionSummary = { ...base, ...applyEntries(base, entries), leafId };
@@ -209,7 +275,7 @@ export class EngineStore<S = unknown> implements SessionStore {
     const caller =
       within && this.driver.capabilities.transactions ? (sql: TxSql) => within(created(), sql) : undefined;
     const inside = confirm ? (sql: TxSql) => runFlow(inOrder(sql, confirm, caller)) : caller;
-    const outcome = await this.driver.insertSession({ header, entries, summary }, inside);
+    const outcome = await this.driver.insertSession({ header, entries, summary, searchTexts }, inside);
     if (!outcome.inserted) throw sessionExists(header.id, outcome.existingRevision);
     if (within && !caller) await within(created(), null);
     return { ...summary };

@@ -34,7 +34,16 @@ export function exportSessionJsonl(
 export function leafMarkerFor(entries: readonly SessionEntry[], leafId: string | null): SessionEntry | null {
   const last = entries[entries.length - 1];
   if (!last || last.id === leafId) return null;
-  const taken = new Set(entries.map((entry) => entry.id));
+  return leafMarkerAfter(last, leafId, new Set(entries.map((entry) => entry.id)));
+}
+
+/** The same, from the last entry and every id of the file (a paged export keeps no entry list). */
+export function leafMarkerAfter(
+  last: SessionEntry | undefined,
+  leafId: string | null,
+  taken: ReadonlySet<string>,
+): SessionEntry | null {
+  if (!last || last.id === leafId) return null;
   return stampDraft({ type: "custom", customType: LEAF_MARKER_TYPE }, leafId, {
     isTaken: (id) => taken.has(id),
   });

@@ -22,6 +22,11 @@ export interface PayloadHooks<S> {
   restore(owner: string, sessionId: string): Promise<void>;
   /** Whether an error means "prepare again" (a collection took a claim between prepare and commit). */
   isClaimLost(error: unknown): boolean;
+  /**
+   * After a purge has committed: the purged owners' payloads nothing references any more go. Never
+   * throws: what a failure leaves (unreferenced blobs) the next collection removes.
+   */
+  afterPurge(owners: readonly string[]): Promise<void>;
 }
 
 /** A batch ready to store: entries as stored, and the claims its transaction must confirm. */
@@ -45,7 +50,7 @@ export class SessionArchivedSignal extends Error {
 
 /** A prepared write retried while collections take its claims (each retry claims afresh). */
 export async function withPrepared<T>(
-  hooks: PayloadHooks<unknown>,
+  hooks: Pick<PayloadHooks<unknown>, "prepare" | "isClaimLost">,
   owner: string,
   batch: readonly SessionEntry[],
   write: (prepared: PreparedBatch) => Promise<T>,

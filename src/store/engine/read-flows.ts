@@ -1,4 +1,4 @@
-import type { SessionEntry } from "../../core/entry.js";
+import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import type { EntryPage, SessionSummary, StoredSession } from "../store.js";
 import type { FoundSession, ReadTx } from "./driver.js";
 import { exportSessionJsonl } from "./jsonl-transfer.js";
@@ -73,4 +73,20 @@ export function* entryPageFlow<S>(
 export function* exportFlow<S>(tx: ReadTx<S>, sessionId: string): StoreFlow<string> {
   const { header, entries, summary } = yield* loadFlow(tx, sessionId, false);
   return exportSessionJsonl(header, entries, summary.leafId);
+}
+
+/** What a paged read of the whole session starts from: its summary and header, as one snapshot. */
+export function* headFlow<S>(
+  tx: ReadTx<S>,
+  sessionId: string,
+): StoreFlow<{ summary: SessionSummary; header: SessionHeader }> {
+  const { ref, summary } = yield* findVisible(tx, sessionId, false);
+  const header = yield* wait(tx.header(ref));
+  return { summary, header };
+}
+
+/** Whether the session has the entry: one lookup, whatever the session's size. */
+export function* hasEntryFlow<S>(tx: ReadTx<S>, sessionId: string, entryId: string): StoreFlow<boolean> {
+  const { ref } = yield* findVisible(tx, sessionId, false);
+  return yield* wait(tx.hasEntry(ref, entryId));
 }

@@ -12,8 +12,9 @@ export const ENTRY_LIMITS = Object.freeze({ maxBytes: 2 * 1024 * 1024, maxDepth:
 
 export interface BatchOptions {
   /**
-   * Accept `custom` entries with the leaf-marker type. Only imports set it: a marker that another
-   * writer (pi) built on is history, kept as a normal entry (core's SessionTree un-hides it too).
+   * Accept `custom` entries with the leaf-marker type. Imports set it, and appends that ask for it
+   * (`sessiontree sync`'s route, which sends a marker only with an entry under it): a marker that
+   * another writer (pi) built on is history, kept as a normal entry (core's SessionTree un-hides it).
    * @default false
    */
   allowLeafMarkers?: boolean;

@@ -1,5 +1,6 @@
 import type { SessionEntry } from "../../core/entry.js";
 import { nowIso } from "../../core/ids.js";
+import type { SearchTexts } from "../search/search-docs.js";
 import type {
   AppendOptions,
   AppendResult,
@@ -29,6 +30,8 @@ export function* appendFlow<S>(
   options: AppendOptions,
   /** Runs inside the write just before new entries are stored (blob claims, see payload-hooks.ts). */
   beforeInsert?: (ref: S) => StoreFlow<void>,
+  /** The batch's search texts before offload (see `captureSearchTexts`). */
+  searchTexts?: SearchTexts,
 ): StoreFlow<WriteOutcome<AppendResult>> {
   const { ref, summary } = yield* findVisible(tx, sessionId, false);
   const lookup = idsToLookUp(batch, options.underLeaf ? summary.leafId : null);
@@ -39,7 +42,7 @@ export function* appendFlow<S>(
   if (!plan.changed) return { result: { ...writeResult(summary), ...report }, changed: false, summary };
   checkRevision(options.expectedRevision, summary.revision);
   if (beforeInsert) yield* beforeInsert(ref);
-  yield* wait(tx.insertEntries(ref, plan.toInsert, summary.entryCount));
+  yield* wait(tx.insertEntries(ref, plan.toInsert, summary.entryCount, searchTexts));
   const next = changed(summary, { ...applyEntries(summary, plan.toInsert), leafId: plan.leafId });
   yield* wait(tx.updateSession(ref, next));
   return { result: { ...writeResult(next), ...report }, changed: true, summary: next };

@@ -1,9 +1,5 @@
-import {
-  type BlobMaintenance,
-  blobMaintenance,
-  collectAfterPurge,
-  sqlPayloads,
-} from "../blob/blob-maintenance.js";
+import type { SearchHit } from "../../core/search-hit.js";
+import { type BlobMaintenance, blobMaintenance, sqlPayloads } from "../blob/blob-maintenance.js";
 import type { SqlPayloads } from "../blob/sql-payloads.js";
 import type { ListQuery } from "../engine/cursor.js";
 import type {
@@ -18,10 +14,17 @@ import type {
 import { EngineStore } from "../engine/engine-store.js";
 import type { DriverStep } from "../engine/step.js";
 import { runPostgresMigrations } from "../migrations.js";
+import type { SearchQuery } from "../search/search-query.js";
 import { LIST_START, rowToSummary, type SessionRow } from "../sql/rows.js";
-import type { InTransaction, PurgedSessions, SessionSummary, StoreCapabilities, TxSql } from "../store.js";
+import type { SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import { inTransaction, type PgPool } from "./connection.js";
 import type { PostgresStoreOptions } from "./postgres-config.js";
+import {
+  drainSearchBacklog,
+  ensureSearchIndex,
+  type PgSearchMode,
+  searchPostgres,
+} from "./postgres-search.js";
 import { insertSession, PgSessionTx } from "./postgres-tx.js";
 import { PgTxSql } from "./postgres-tx-sql.js";
 import { POSTGRES_SCHEMA } from "./schema.js";
@@ -40,31 +43,21 @@ export class PostgresStore extends EngineStore<SessionRow> {
   /** Collection and archive, when the store was given a blob store (`options.blobs`); else null. */
   readonly blobs: BlobMaintenance | null;
 
+  private readonly pg: PostgresDriver;
+
   constructor(options: PostgresStoreOptions = {}) {
     const driver = new PostgresDriver(options);
     super(driver, sqlPayloads(driver, options.blobs));
+    this.pg = driver;
     this.blobs = blobMaintenance(this.payloads as SqlPayloads | undefined, this);
   }
 
-  override async purgeSession(
-    owner: string,
-    sessionId: string,
-    options?: InTransaction<null>,
-  ): Promise<void> {
-    await super.purgeSession(owner, sessionId, options);
-    await collectAfterPurge(this.blobs, [owner]);
-  }
-
-  override async purgeDeletedBefore(
-    cutoff: Date,
-    options?: InTransaction<PurgedSessions>,
-  ): Promise<PurgedSessions> {
-    const purged = await super.purgeDeletedBefore(cutoff, options);
-    await collectAfterPurge(
-      this.blobs,
-      purged.map((session) => session.owner),
-    );
-    return purged;
+  /**
+   * How `search` matches, known after `init`: "words" (words and identifier pieces; see
+   * docs/stores.md, "Search in the stores").
+   */
+  get searchMode(): PgSearchMode {
+    return this.pg.searchMode;
   }
 }
 
@@ -74,6 +67,7 @@ class PostgresDriver implements StoreDriver<SessionRow> {
   private readonly options: Readonly<PostgresStoreOptions>;
   private readonly insertChunk: number;
   private pool: PgPool | null = null;
+  searchMode: PgSearchMode = "words";
 
   constructor(options: PostgresStoreOptions) {
     this.options = Object.freeze({ ...options });
@@ -84,6 +78,9 @@ class PostgresDriver implements StoreDriver<SessionRow> {
     if (this.pool) return;
     const pool = await this.open();
     await runPostgresMigrations(pool, POSTGRES_SCHEMA);
+    // Sessions stored before the search index existed (schema step 3) are indexed before first use.
+    await drainSearchBacklog(pool);
+    this.searchMode = await ensureSearchIndex(pool);
     this.pool = pool;
   }
 
@@ -143,6 +140,10 @@ class PostgresDriver implements StoreDriver<SessionRow> {
 
   runSql<T>(work: (sql: TxSql) => DriverStep<T>): Promise<T> {
     return inTransaction(this.connection(), "read committed", async (c) => work(new PgTxSql(c)));
+  }
+
+  search(query: SearchQuery): Promise<SearchHit[]> {
+    return searchPostgres(this.connection(), query, this.searchMode);
   }
 
   private connection(): PgPool {

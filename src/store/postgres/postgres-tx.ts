@@ -9,9 +9,11 @@ import type {
 } from "../engine/driver.js";
 import type { DriverStep } from "../engine/step.js";
 import { entryJson } from "../engine/validate-batch.js";
+import type { SearchTexts } from "../search/search-docs.js";
 import { mutableColumns, payloadToEntry, rowHeader, rowToSummary, type SessionRow } from "../sql/rows.js";
 import type { SessionSummary, TxSql } from "../store.js";
 import type { PgClient } from "./connection.js";
+import { indexEntries } from "./postgres-search.js";
 import { PgTxSql } from "./postgres-tx-sql.js";
 import { SQL } from "./sql.js";
 
@@ -64,8 +66,14 @@ export class PgSessionTx implements WriteTx<SessionRow> {
     return (await this.c.query(SQL.entryExists, [entryKey(row.pk, entryId)])).rows.length > 0;
   }
 
-  insertEntries(row: SessionRow, entries: readonly SessionEntry[], storedCount: number): Promise<void> {
-    return insertEntries(this.c, row.pk, storedCount, entries, this.options.insertChunk);
+  async insertEntries(
+    row: SessionRow,
+    entries: readonly SessionEntry[],
+    storedCount: number,
+    searchTexts?: SearchTexts,
+  ): Promise<void> {
+    await insertEntries(this.c, row.pk, storedCount, entries, this.options.insertChunk);
+    await indexEntries(this.c, row.pk, entries, searchTexts);
   }
 
   async updateSession(row: SessionRow, next: SessionSummary): Promise<void> {
@@ -81,7 +89,7 @@ export class PgSessionTx implements WriteTx<SessionRow> {
 /** A new session's row and entries, inside a transaction. A taken id leaves the table as it was. */
 export async function insertSession(
   c: PgClient,
-  { header, entries, summary }: NewSession,
+  { header, entries, summary, searchTexts }: NewSession,
   insertChunk: number,
   within?: (sql: TxSql) => DriverStep<void>,
 ): Promise<InsertOutcome> {
@@ -93,6 +101,7 @@ export async function insertSession(
     return { inserted: false, existingRevision: Number(taken.rows[0]?.revision ?? 0) };
   }
   await insertEntries(c, pk, 0, entries, insertChunk);
+  await indexEntries(c, pk, entries, searchTexts);
   if (within) await within(new PgTxSql(c));
   return { inserted: true };
 }

@@ -74,6 +74,33 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       "ALTER TABLE sessions ADD COLUMN archive_sha256 text",
     ],
   },
+  {
+    version: 3,
+    name: "full-text search",
+    statements: [
+      // One row per entry with searchable text (see store/search/): `words`, the tsvector of its
+      // words and identifier pieces (store/search/search-words.ts, 'simple': no stemming, any
+      // language) under GIN, ranked by ts_rank; `doc` numbers rows in write order, so a search can
+      // take the newest matches by walking its index backwards when a word is everywhere.
+      `CREATE TABLE search_entries (
+        doc bigint GENERATED ALWAYS AS IDENTITY,
+        session_pk bigint NOT NULL REFERENCES sessions (pk) ON DELETE CASCADE,
+        entry_id text COLLATE "C" NOT NULL,
+        kind text NOT NULL,
+        timestamp text COLLATE "C" NOT NULL,
+        body text NOT NULL,
+        words tsvector NOT NULL,
+        PRIMARY KEY (session_pk, entry_id)
+      )`,
+      "CREATE INDEX search_entries_words ON search_entries USING GIN (words)",
+      "CREATE UNIQUE INDEX search_entries_doc ON search_entries (doc)",
+      // Sessions stored before this step, indexed when the store opens.
+      `CREATE TABLE search_backlog (
+        session_pk bigint PRIMARY KEY REFERENCES sessions (pk) ON DELETE CASCADE
+      )`,
+      "INSERT INTO search_backlog (session_pk) SELECT pk FROM sessions",
+    ],
+  },
 ];
 
 /**

@@ -68,6 +68,33 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       "ALTER TABLE sessions ADD COLUMN archive_sha256 TEXT",
     ],
   },
+  {
+    version: 3,
+    name: "full-text search",
+    statements: [
+      // One row per entry with searchable text (see store/search/); `doc` is its FTS5 rowid, given
+      // in write order, so the newest matches are the highest docs. `body` is the text snippets
+      // are cut from (last: a candidate row is read without its overflow pages).
+      `CREATE TABLE search_rows (
+        doc INTEGER PRIMARY KEY,
+        session_pk INTEGER NOT NULL,
+        entry_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        timestamp TEXT NOT NULL,
+        body TEXT NOT NULL,
+        UNIQUE (session_pk, entry_id)
+      )`,
+      // Words and identifier pieces (store/search/search-words.ts), contentless: the text is in
+      // search_rows once. remove_diacritics 0: the same words as PostgreSQL and the scan.
+      `CREATE VIRTUAL TABLE search_fts USING fts5(words, content = '', contentless_delete = 1,
+        tokenize = 'unicode61 remove_diacritics 0')`,
+      // A purge must leave no trace of the text in the index's segments either.
+      "INSERT INTO search_fts (search_fts, rank) VALUES ('secure-delete', 1)",
+      // Sessions stored before this step, indexed when the store opens (sqlite-search.ts).
+      "CREATE TABLE search_backlog (session_pk INTEGER PRIMARY KEY)",
+      "INSERT INTO search_backlog (session_pk) SELECT pk FROM sessions",
+    ],
+  },
 ];
 
 /** The store's tables as a migration set (`runSqliteMigrations`), recorded in `sessiontree_migrations`. */

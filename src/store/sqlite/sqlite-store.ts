@@ -1,10 +1,6 @@
 import { ValidationError } from "../../core/errors.js";
-import {
-  type BlobMaintenance,
-  blobMaintenance,
-  collectAfterPurge,
-  sqlPayloads,
-} from "../blob/blob-maintenance.js";
+import type { SearchHit } from "../../core/search-hit.js";
+import { type BlobMaintenance, blobMaintenance, sqlPayloads } from "../blob/blob-maintenance.js";
 import type { SqlPayloads } from "../blob/sql-payloads.js";
 import type { ListQuery } from "../engine/cursor.js";
 import type {
@@ -19,12 +15,14 @@ import type {
 import { EngineStore } from "../engine/engine-store.js";
 import { type DriverStep, syncValue } from "../engine/step.js";
 import { runSqliteMigrations } from "../migrations.js";
+import type { SearchQuery } from "../search/search-query.js";
 import { LIST_START, rowToSummary, type SessionRow } from "../sql/rows.js";
 import type { InTransaction, PurgedSessions, SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import { GroupCommit } from "./group-commit.js";
 import { SQLITE_SCHEMA } from "./schema.js";
 import { SQL } from "./sql.js";
 import type { SqliteDatabase, SqliteStoreOptions } from "./sqlite-config.js";
+import { drainSearchBacklog, searchSqlite } from "./sqlite-search.js";
 import { findRow, insertSession, purgeRow, SqliteSessionTx } from "./sqlite-tx.js";
 import { SqliteTxSql } from "./sqlite-tx-sql.js";
 import { Statements } from "./statements.js";
@@ -57,7 +55,6 @@ export class SqliteStore extends EngineStore<SessionRow> {
   ): Promise<void> {
     await super.purgeSession(owner, sessionId, options);
     this.sqlite.forgetPurged();
-    await collectAfterPurge(this.blobs, [owner]);
   }
 
   override async purgeDeletedBefore(
@@ -66,10 +63,6 @@ export class SqliteStore extends EngineStore<SessionRow> {
   ): Promise<PurgedSessions> {
     const purged = await super.purgeDeletedBefore(cutoff, options);
     if (purged.length > 0) this.sqlite.forgetPurged();
-    await collectAfterPurge(
-      this.blobs,
-      purged.map((session) => session.owner),
-    );
     return purged;
   }
 }
@@ -98,8 +91,11 @@ class SqliteDriver implements StoreDriver<SessionRow> {
     // PRAGMA takes no parameters; the value is checked to be an integer, so only digits reach the SQL.
     db.pragma(`busy_timeout = ${busyTimeout(this.options.busyTimeoutMs)}`);
     runSqliteMigrations(db, SQLITE_SCHEMA);
-    this.q = new Statements(db);
-    this.sql = new SqliteTxSql(this.q);
+    const q = new Statements(db);
+    // Sessions stored before the search index existed (schema step 3) are indexed before first use.
+    drainSearchBacklog(q);
+    this.q = q;
+    this.sql = new SqliteTxSql(q);
   }
 
   async close(): Promise<void> {
@@ -163,6 +159,17 @@ class SqliteDriver implements StoreDriver<SessionRow> {
 
   runSql<T>(work: (sql: TxSql) => DriverStep<T>): Promise<T> {
     return this.writes.run(() => syncValue(work(this.txSql()), this.kind));
+  }
+
+  /** The hits and their branch state from one snapshot. */
+  search(query: SearchQuery): SearchHit[] {
+    const q = this.statements();
+    q.db.exec("BEGIN");
+    try {
+      return searchSqlite(q, query);
+    } finally {
+      q.db.exec("COMMIT");
+    }
   }
 
   /**

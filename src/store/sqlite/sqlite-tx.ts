@@ -9,9 +9,11 @@ import type {
 } from "../engine/driver.js";
 import { type DriverStep, syncValue } from "../engine/step.js";
 import { entryJson } from "../engine/validate-batch.js";
+import type { SearchTexts } from "../search/search-docs.js";
 import { mutableColumns, payloadToEntry, rowHeader, rowToSummary, type SessionRow } from "../sql/rows.js";
 import type { SessionSummary, TxSql } from "../store.js";
 import { SQL } from "./sql.js";
+import { dropIndex, indexEntries } from "./sqlite-search.js";
 import type { Statements } from "./statements.js";
 
 /**
@@ -54,8 +56,14 @@ export class SqliteSessionTx implements WriteTx<SessionRow> {
     return this.q.get(SQL.entryExists, row.pk, entryId) !== undefined;
   }
 
-  insertEntries(row: SessionRow, entries: readonly SessionEntry[], storedCount: number): void {
+  insertEntries(
+    row: SessionRow,
+    entries: readonly SessionEntry[],
+    storedCount: number,
+    searchTexts?: SearchTexts,
+  ): void {
     insertEntries(this.q, row.pk, storedCount, entries);
+    indexEntries(this.q, row.pk, entries, searchTexts);
   }
 
   updateSession(row: SessionRow, next: SessionSummary): void {
@@ -74,7 +82,7 @@ export function findRow(q: Statements, key: SessionKey): SessionRow | undefined 
 /** A new session's row and entries; inside a write transaction. */
 export function insertSession(
   q: Statements,
-  { header, entries, summary }: NewSession,
+  { header, entries, summary, searchTexts }: NewSession,
   sql: TxSql,
   within?: (sql: TxSql) => DriverStep<void>,
 ): InsertOutcome {
@@ -82,12 +90,15 @@ export function insertSession(
   if (taken) return { inserted: false, existingRevision: Number(taken.revision) };
   const fixed = [summary.owner, header.id, summary.cwd, summary.parentSession ?? null, summary.createdAt];
   const inserted = q.get(SQL.insertSession, ...fixed, JSON.stringify(header), ...mutableColumns(summary));
-  insertEntries(q, (inserted as { pk: number }).pk, 0, entries);
+  const pk = (inserted as { pk: number }).pk;
+  insertEntries(q, pk, 0, entries);
+  indexEntries(q, pk, entries, searchTexts);
   if (within) syncValue(within(sql), "sqlite");
   return { inserted: true };
 }
 
 export function purgeRow(q: Statements, pk: number | string): void {
+  dropIndex(q, pk);
   q.run(SQL.deleteEntries, pk);
   q.run(SQL.deleteSession, pk);
 }

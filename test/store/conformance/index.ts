@@ -12,6 +12,7 @@ import { largeSpec } from "./large.spec.js";
 import { leafSpec } from "./leaf.spec.js";
 import { limitsSpec } from "./limits.spec.js";
 import { listSpec } from "./list.spec.js";
+import { searchSpec } from "./search.spec.js";
 import { transferSpec } from "./transfer.spec.js";
 import { underLeafSpec } from "./under-leaf.spec.js";
 
@@ -31,6 +32,7 @@ const SPECS: Record<string, (ctx: SpecContext) => void> = {
   "large session": largeSpec,
   "context projection": contextSpec,
   "entry limits and work within a write": limitsSpec,
+  "full-text search": searchSpec,
 };
 
 /**
