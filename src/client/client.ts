@@ -11,14 +11,31 @@ import type {
   EntryInput,
   EntryPage,
   ListQuery,
+  RootStatsQuery,
+  RootStatsResult,
+  SearchQuery,
+  SearchResult,
   SessionPage,
+  SessionStatsResult,
   SessionSummary,
+  StatsQuery,
+  SyncSessionInput,
+  SyncSessionResult,
+  SyncStateResult,
   TreeResult,
   WriteOptions,
   WriteResult,
 } from "./types.js";
 
 type Query = Record<string, string | number | boolean | undefined | null>;
+
+/** An entry as a local file holds it (any type's fields besides these go as they are). */
+interface SyncEntry {
+  type: string;
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+}
 
 interface RequestSpec {
   method: string;
@@ -118,11 +135,24 @@ export class SessionTreeClient {
   getTree(id: string): Promise<TreeResult> {
     return this.json({ method: "GET", path: `/v1/sessions/${enc(id)}/tree` });
   }
+  /** Tokens, cost, time and tool calls of one session (`sessiontree stats <session>`). */
+  sessionStats(id: string, query: StatsQuery = {}): Promise<SessionStatsResult> {
+    return this.json({ method: "GET", path: `/v1/sessions/${enc(id)}/stats`, query: { ...query } });
+  }
+  /** The same over all of the user's sessions, in rows `by` session (default), day (UTC), model or cwd. */
+  stats(query: RootStatsQuery = {}): Promise<RootStatsResult> {
+    return this.json({ method: "GET", path: "/v1/stats", query: { ...query } });
+  }
   async exportJsonl(id: string): Promise<string> {
     return (await this.send({ method: "GET", path: `/v1/sessions/${enc(id)}/export` })).text();
   }
   importJsonl(jsonl: string, write?: WriteOptions): Promise<SessionSummary> {
     return this.json({ method: "POST", path: "/v1/sessions/import", text: jsonl, write });
+  }
+
+  /** Full-text search over the user's sessions (`GET /v1/search`): hits best first, then newest. */
+  search(q: string, options: Omit<SearchQuery, "q"> = {}): Promise<SearchResult> {
+    return this.json({ method: "GET", path: "/v1/search", query: { q, ...options } });
   }
 
   listKeys(): Promise<{ items: ApiKeyInfo[] }> {
@@ -136,6 +166,22 @@ export class SessionTreeClient {
   }
   listDeletions(limit?: number): Promise<{ items: DeletionRecord[] }> {
     return this.json({ method: "GET", path: "/v1/deletions", query: { limit } });
+  }
+
+  /** `sessiontree sync`'s comparison: the service's digest, and every session's mark when it differs. */
+  syncState(digest: string): Promise<SyncStateResult> {
+    return this.json({ method: "POST", path: "/v1/sync/state", json: { digest } });
+  }
+  /** Creates a session with this id and header, or describes the one there (header, leaf, trash). */
+  putSyncSession(id: string, header: SyncSessionInput): Promise<SyncSessionResult> {
+    return this.json({ method: "PUT", path: `/v1/sync/sessions/${enc(id)}`, json: header });
+  }
+  /**
+   * Appends entries as a local copy holds them (id, parent, timestamp given), idempotent by id,
+   * without moving the leaf; a leaf marker goes only with an entry of the batch under it.
+   */
+  syncAppend(id: string, entries: readonly SyncEntry[]): Promise<AppendResult> {
+    return this.json({ method: "POST", path: `/v1/sync/sessions/${enc(id)}/entries`, json: { entries } });
   }
 
   private async json<T>(spec: RequestSpec): Promise<T> {

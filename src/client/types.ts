@@ -14,9 +14,18 @@ export type EntryPage = Static<typeof S.EntryPage>;
 export type BranchResult = Static<typeof S.BranchResult>;
 export type ContextResult = Static<typeof S.ContextResult>;
 export type TreeResult = Static<typeof S.TreeResult>;
+export type SessionStatsResult = Static<typeof S.SessionStatsResult>;
+export type StatsQuery = Static<typeof S.StatsQuery>;
+export type RootStatsResult = Static<typeof S.RootStatsResult>;
+export type RootStatsQuery = Static<typeof S.RootStatsQuery>;
 export type ApiKeyInfo = Static<typeof S.ApiKeyInfo>;
 export type CreatedKey = Static<typeof S.CreatedKey>;
 export type DeletionRecord = Static<typeof S.DeletionRecord>;
+export type SyncStateResult = Static<typeof S.SyncStateResult>;
+export type SyncSessionInput = Static<typeof S.SyncSessionBody>;
+export type SyncSessionResult = Static<typeof S.SyncSessionResult>;
+export type SearchQuery = Static<typeof S.SearchQuery>;
+export type SearchResult = Static<typeof S.SearchResult>;
 
 /** Options of every write. */
 export interface WriteOptions {

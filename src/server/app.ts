@@ -10,7 +10,10 @@ import { entryRoutes } from "./routes/entries.js";
 import { keyRoutes } from "./routes/keys.js";
 import { health, openApiRoute } from "./routes/meta.js";
 import { navigationRoutes } from "./routes/navigation.js";
+import { searchSessions } from "./routes/search.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { statsRoutes } from "./routes/stats.js";
+import { syncRoutes } from "./routes/sync.js";
 import { transferRoutes } from "./routes/transfer.js";
 import { viewRoutes } from "./routes/views.js";
 import type { ServerServices } from "./services.js";
@@ -29,8 +32,11 @@ export function apiRoutes(): AnyRoute[] {
     ...entryRoutes,
     ...navigationRoutes,
     ...viewRoutes,
+    ...statsRoutes,
     ...keyRoutes,
     ...deletionRoutes,
+    searchSessions,
+    ...syncRoutes,
   ];
   routes.push(openApiRoute(() => routes, API_VERSION));
   return routes;

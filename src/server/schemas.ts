@@ -213,3 +213,190 @@ export const DeletionRecord = Type.Object({
 export const DeletionList = Type.Object({ items: Type.Array(DeletionRecord) });
 
 export const Health = Type.Object({ ok: Type.Boolean(), store: Type.String() });
+
+/** `sessiontree sync`: the digest of the sessions a copy last saw (format/sync-digest.ts). */
+export const SyncStateBody = Type.Object(
+  { digest: Type.String({ pattern: "^[0-9a-f]{0,64}$", maxLength: 64 }) },
+  { additionalProperties: false },
+);
+
+export const SyncMark = Type.Object({
+  id: Type.String(),
+  revision: Type.Integer(),
+  entryCount: Type.Integer(),
+});
+
+/** The service's digest; `sessions` (every active session's mark) only when it differs from the copy's. */
+export const SyncStateResult = Type.Object({
+  digest: Type.String(),
+  sessions: Type.Optional(Type.Array(SyncMark)),
+});
+
+/** A session header as a local copy has it: what `PUT /v1/sync/sessions/{id}` creates. */
+export const SyncSessionBody = Type.Object(
+  {
+    timestamp: Type.String({ minLength: 1, maxLength: 64 }),
+    cwd: Text(4096),
+    parentSession: Type.Optional(Text(4096)),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Entries as a local copy holds them (id, parent and timestamp given: nothing is filled in), for
+ * `POST /v1/sync/sessions/{id}/entries`. A leaf marker is accepted when an entry of the batch
+ * hangs under it (another writer built on it: history); the leaf does not move.
+ */
+export const SyncAppendBody = Type.Object(
+  {
+    entries: Type.Array(
+      Type.Object(
+        {
+          type: Type.String({ minLength: 1, maxLength: 128 }),
+          id: SafeId,
+          parentId: Type.Union([SafeId, Type.Null()]),
+          timestamp: Type.String({ maxLength: 64 }),
+        },
+        { additionalProperties: true },
+      ),
+      { minItems: 1 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The session's header and where it stands; `created` when this call made it. */
+export const SyncSessionResult = Type.Object({
+  created: Type.Boolean(),
+  header: Type.Object({
+    id: Type.String(),
+    timestamp: Type.String(),
+    cwd: Type.String(),
+    parentSession: Type.Optional(Type.String()),
+  }),
+  revision: Type.Integer(),
+  leafId: Type.Union([Type.String(), Type.Null()]),
+  entryCount: Type.Integer(),
+  deletedAt: Type.Union([Type.String(), Type.Null()]),
+});
+
+// Stats (GET /v1/sessions/{id}/stats, GET /v1/stats): the shapes of src/format/stats*.ts.
+const Count = Type.Integer({ minimum: 0 });
+const MaybeTime = Type.Union([Type.String(), Type.Null()]);
+const TokenCounts = Type.Object({
+  input: Type.Number(),
+  output: Type.Number(),
+  cacheRead: Type.Number(),
+  cacheWrite: Type.Number(),
+  total: Type.Number(),
+});
+/** Totals of a set of entries; assistant messages without usage are counted in usageUnknown, never as 0. */
+export const StatsTally = Type.Object({
+  entries: Count,
+  assistantMessages: Count,
+  usageUnknown: Count,
+  costUnknown: Count,
+  tokens: TokenCounts,
+  cost: TokenCounts,
+  toolCalls: Count,
+  toolErrors: Count,
+  activeMs: Type.Number(),
+});
+const StatsSummaryFields = {
+  entries: Count,
+  time: Type.Object({
+    first: MaybeTime,
+    last: MaybeTime,
+    wallMs: Type.Number(),
+    activeMs: Type.Number(),
+    idleGapMs: Type.Number(),
+    undatedEntries: Count,
+  }),
+  total: StatsTally,
+  leafPath: StatsTally,
+  abandoned: StatsTally,
+  abandonedShare: Type.Object({
+    entries: Type.Union([Type.Number(), Type.Null()]),
+    tokens: Type.Union([Type.Number(), Type.Null()]),
+  }),
+  models: Type.Array(Type.Composite([Type.Object({ model: Type.String() }), StatsTally])),
+  tools: Type.Array(Type.Object({ name: Type.String(), calls: Count, results: Count, errors: Count })),
+};
+/** `since`: a date (UTC midnight), a date and time with its zone, or a time ago (30m, 12h, 7d, 2w). */
+const Since = Type.String({
+  pattern:
+    "^(\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?|\\d{1,6}[mhdw])$",
+});
+export const StatsQuery = Type.Object({
+  since: Type.Optional(Since),
+  /** Minutes: gaps between entries longer than this are idle, not active time (default 10). */
+  idle: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 525_600 })),
+});
+export const SessionStatsResult = Type.Object({
+  sessionId: Type.String(),
+  cwd: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  imported: Type.Boolean(),
+  leafId: Type.Union([Type.String(), Type.Null()]),
+  since: MaybeTime,
+  ...StatsSummaryFields,
+  abandonedBranches: Type.Array(
+    Type.Object({
+      firstId: Type.String(),
+      forkedFrom: Type.Union([Type.String(), Type.Null()]),
+      tag: Type.String(),
+      text: Type.String(),
+      last: MaybeTime,
+      tally: StatsTally,
+    }),
+  ),
+});
+export const RootStatsQuery = Type.Composite([
+  StatsQuery,
+  Type.Object({
+    by: Type.Optional(
+      Type.Union([Type.Literal("day"), Type.Literal("model"), Type.Literal("cwd"), Type.Literal("session")]),
+    ),
+  }),
+]);
+export const RootStatsResult = Type.Object({
+  sessions: Count,
+  by: Type.String(),
+  since: MaybeTime,
+  ...StatsSummaryFields,
+  groups: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      sessions: Count,
+      total: StatsTally,
+      abandoned: StatsTally,
+      first: MaybeTime,
+      last: MaybeTime,
+      name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    }),
+  ),
+});
+
+/** `GET /v1/search`: full-text search over the user's sessions (docs/server.md, "Search"). */
+export const SearchQuery = Type.Object({
+  q: Text(512),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+  sessionId: Type.Optional(SafeId),
+});
+export const SearchHit = Type.Object(
+  {
+    sessionId: Type.String(),
+    entryId: Type.String(),
+    kind: Type.Union(
+      (["user", "assistant", "toolResult", "custom", "summary"] as const).map((k) => Type.Literal(k)),
+    ),
+    snippet: Type.String(),
+    branch: Type.Union([Type.Literal("path"), Type.Literal("abandoned")]),
+    timestamp: Type.String(),
+    score: Type.Number(),
+    sessionName: Type.Optional(Type.String()),
+    cwd: Type.Optional(Type.String()),
+  },
+  { $id: "SearchHit" },
+);
+export const SearchResult = Type.Object({ hits: Type.Array(SearchHit) });

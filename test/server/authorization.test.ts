@@ -72,6 +72,34 @@ const PROBES: Record<string, Probe> = {
   createKey: { method: "POST", path: () => "/v1/keys", options: { body: {} }, session: false },
   revokeKey: { method: "DELETE", path: (_s, k) => `/v1/keys/${k}`, session: false },
   listDeletions: { method: "GET", path: () => "/v1/deletions", session: false },
+  getSessionStats: { method: "GET", path: (s) => `/v1/sessions/${s}/stats`, session: true },
+  getStats: { method: "GET", path: () => "/v1/stats", session: false },
+  search: { method: "GET", path: () => "/v1/search?q=private", session: false },
+  syncState: {
+    method: "POST",
+    path: () => "/v1/sync/state",
+    options: { body: { digest: "" } },
+    session: false,
+  },
+  // A sync PUT names its own session id: another user's id makes the caller's own session (below).
+  putSyncSession: {
+    method: "PUT",
+    path: (s) => `/v1/sync/sessions/${s}`,
+    options: { body: { timestamp: "2026-01-01T00:00:00.000Z", cwd: "/b" } },
+    session: false,
+  },
+  syncAppendEntries: {
+    method: "POST",
+    path: (s) => `/v1/sync/sessions/${s}/entries`,
+    options: {
+      body: {
+        entries: [
+          { ...userMessage("intruder"), id: "x9", parentId: null, timestamp: "2026-01-01T00:00:00.000Z" },
+        ],
+      },
+    },
+    session: true,
+  },
 };
 
 const MISSING = "01900000-0000-7000-8000-000000000000";
@@ -167,11 +195,34 @@ for (const backend of BACKENDS) {
       assert.ok(list.json.items.every((s: { id: string }) => s.id !== sessionId));
       const search = await t.call("GET", "/v1/sessions?search=private&state=all", { key: bob });
       assert.deepEqual(search.json.items, []);
+      const found = await t.call("GET", "/v1/search?q=private", { key: bob });
+      assert.equal(found.status, 200);
+      assert.deepEqual(found.json.hits, []);
+      const stats = await t.call("GET", "/v1/stats", { key: bob });
+      assert.equal(stats.status, 200);
+      assert.ok(!stats.text.includes(sessionId), "no trace of alice's session in bob's stats");
       const keys = await t.call("GET", "/v1/keys", { key: bob });
       assert.ok(keys.json.items.every((k: { id: string }) => k.id !== aliceKeyId));
       const revoke = await t.call("DELETE", `/v1/keys/${aliceKeyId}`, { key: bob });
       assert.equal(revoke.status, 404);
       assert.equal((await t.call("GET", "/v1/keys", { key: alice })).status, 200);
+    });
+
+    it("a sync PUT of another user's session id makes the caller's own session, as for a new id", async () => {
+      const header = { timestamp: "2026-01-01T00:00:00.000Z", cwd: "/b" };
+      const theirs = await t.call("PUT", `/v1/sync/sessions/${sessionId}`, { key: bob, body: header });
+      const fresh = await t.call("PUT", "/v1/sync/sessions/01900000-0000-7000-8000-00000000abcd", {
+        key: bob,
+        body: header,
+      });
+      assert.equal(theirs.status, 201);
+      assert.equal(fresh.status, 201);
+      assert.deepEqual({ ...theirs.json, header: null }, { ...fresh.json, header: null });
+      const alices = await t.call("GET", `/v1/sessions/${sessionId}`, { key: alice });
+      assert.equal(alices.json.revision, 2);
+      assert.equal(alices.json.cwd, "/a");
+      await t.call("DELETE", `/v1/sessions/${sessionId}`, { key: bob });
+      await t.call("POST", `/v1/sessions/${sessionId}/purge`, { key: bob });
     });
 
     it("refuses a key revoked mid-session at once: history grants nothing", async () => {

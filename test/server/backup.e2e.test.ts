@@ -1,40 +1,17 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { runBackup, runRestore } from "../../src/cli/commands/backup-run.js";
 import { createApiKey, openBackends, openServiceDb } from "../../src/server/index.js";
+import { startServeChild } from "../support/serve-child.js";
 import { call, userMessage } from "./helpers.js";
 
-const CHILD = new URL("./cli-child.ts", import.meta.url).pathname;
+const _CHILD = new URL("./cli-child.ts", import.meta.url).pathname;
 
 /** `sessiontree serve` in a process of its own: the writer the backup runs beside. */
-async function serve(data: string) {
-  const args = ["--import", "tsx", CHILD, "serve", "--port", "0", "--data", data, "--rate-limit", "0"];
-  const child = spawn(process.execPath, [...args, "--no-access-log"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  child.stdout.setEncoding("utf8");
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
-    child.stdout.on("data", (chunk: string) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-  });
-  return {
-    url,
-    async stop() {
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    },
-  };
-}
+const serve = (data: string) => startServeChild(["--data", data, "--rate-limit", "0", "--no-access-log"]);
 
 /** Runs a backup-run function with console output captured; throws on a non-zero exit code. */
 async function quietly(work: () => Promise<void>): Promise<string> {

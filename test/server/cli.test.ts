@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,9 +7,10 @@ import { Command } from "commander";
 import { register } from "../../src/cli/commands/keys.js";
 import { registerPurge } from "../../src/cli/commands/serve.js";
 import { openBackends, openServiceDb } from "../../src/server/index.js";
+import { startServeChild } from "../support/serve-child.js";
 import { call, freshPgDatabase } from "./helpers.js";
 
-const CHILD = join(import.meta.dirname, "cli-child.ts");
+const _CHILD = join(import.meta.dirname, "cli-child.ts");
 
 /**
  * Runs `sessiontree keys …` in this process (fast), returning what it printed. The program has the
@@ -39,29 +38,7 @@ async function cli(...args: string[]): Promise<string> {
   return printed.join("\n");
 }
 
-async function serve(...args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, "serve", "--port", "0", ...args], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  child.stdout.setEncoding("utf8");
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
-    child.stdout.on("data", (chunk: string) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-  });
-  return {
-    url,
-    async stop() {
-      child.kill("SIGTERM");
-      const [code] = await once(child, "exit");
-      return code as number | null;
-    },
-  };
-}
+const serve = (...args: string[]) => startServeChild(["--no-access-log", ...args]);
 
 describe("sessiontree keys / serve", () => {
   let dir: string;

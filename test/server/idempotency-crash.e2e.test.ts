@@ -1,39 +1,19 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createApiKey, openServiceDb } from "../../src/server/index.js";
+import { type ServeChild, startServeChild } from "../support/serve-child.js";
 import { BACKENDS, type Backend, type CallResult, call, freshPgDatabase, userMessage } from "./helpers.js";
 
-const CHILD = join(import.meta.dirname, "cli-child.ts");
+const _CHILD = join(import.meta.dirname, "cli-child.ts");
 const KEYS_PER_ROUND = 60;
 const ROUNDS = 3;
 
-async function startServe(location: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const args = ["--import", "tsx", CHILD, "serve", "--port", "0", "--rate-limit", "0", ...location];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-  child.stdout?.setEncoding("utf8");
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
-    child.stdout?.on("data", (chunk: string) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-  });
-  return { child, url };
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  child.kill("SIGKILL");
-  await exited;
+function startServe(location: string[]): Promise<ServeChild> {
+  return startServeChild(["--rate-limit", "0", "--no-access-log", ...location]);
 }
 
 /** One keyed append as a client sends it, again and again: the same key, the same body. */
@@ -115,7 +95,7 @@ for (const backend of BACKENDS) {
           });
           // Kill it once some appends went through and others are in flight.
           while (acknowledged < KEYS_PER_ROUND / 4) await sleep(2);
-          await kill(server.child);
+          await server.kill();
           server = await startServe(location);
           const answers = await Promise.all(sending);
           assert.ok(answers.every((answer) => answer.status === 200));
@@ -140,7 +120,7 @@ for (const backend of BACKENDS) {
         assert.deepEqual(wrong, [], "every key applied exactly once");
         assert.equal(texts.length, all.length);
       } finally {
-        await kill(server.child);
+        await server.kill();
       }
     });
   });

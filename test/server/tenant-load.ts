@@ -20,12 +20,25 @@ export interface ServedChild {
   stop(): Promise<number | null>;
 }
 
+/** How a child is started besides its serve flags: modules to preload (`--import`), extra environment. */
+export interface ChildSetup {
+  preload?: string[];
+  env?: Record<string, string>;
+}
+
 /** `sessiontree serve` in a child process on a free port; resolves with its URL. */
-export async function serveChild(target: ServeTarget, flags: string[] = []): Promise<ServedChild> {
+export async function serveChild(
+  target: ServeTarget,
+  flags: string[] = [],
+  setup: ChildSetup = {},
+): Promise<ServedChild> {
   const script = join(import.meta.dirname, "cli-child.ts");
   const where = target.database ? ["--database", target.database] : ["--data", target.data as string];
-  const argv = ["--import", "tsx", script, "serve", "--port", "0", "--no-access-log", ...where, ...flags];
-  const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "inherit"] });
+  const preload = (setup.preload ?? []).flatMap((module) => ["--import", module]);
+  const serve = [script, "serve", "--port", "0", "--no-access-log", ...where, ...flags];
+  const argv = ["--import", "tsx", ...preload, ...serve];
+  const env = { ...process.env, ...setup.env };
+  const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "inherit"], env });
   child.stdout?.setEncoding("utf8");
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -153,3 +166,32 @@ export function hammer(url: string, key: string, path: string, workers: number):
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * `hammer` in a child process (tenant-hammer.ts): A's answers, up to 10 MB each, are received
+ * and counted there, so they never delay B's client in this process. Resolves once A runs.
+ */
+export async function hammerChild(url: string, key: string, path: string, workers: number): Promise<Hammer> {
+  const script = join(import.meta.dirname, "tenant-hammer.ts");
+  const child = spawn(process.execPath, ["--import", "tsx", script, url, key, path, String(workers)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  child.stdout?.setEncoding("utf8");
+  let out = "";
+  child.stdout?.on("data", (chunk: string) => {
+    out += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  await new Promise<void>((resolve, reject) => {
+    void exited.then((code) => reject(new Error(`hammer exited with ${code}`)));
+    const wait = () => (out.includes("ready\n") ? resolve() : setTimeout(wait, 20));
+    wait();
+  });
+  return {
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+      return JSON.parse(out.split("\n").filter(Boolean).at(-1) as string) as Record<number, number>;
+    },
+  };
+}

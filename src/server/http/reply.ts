@@ -4,6 +4,8 @@ import type { Reply } from "./route.js";
 
 /** A route's reply as it is sent, and remembered under an Idempotency-Key. */
 export function serializeReply(reply: Reply): StoredResponse {
+  // A stream is sent once and gone: nothing a replay could send again.
+  if (reply.body instanceof ReadableStream) throw new Error("A streamed reply cannot be remembered");
   const contentType = reply.contentType ?? "application/json";
   const body = typeof reply.body === "string" && reply.contentType ? reply.body : JSON.stringify(reply.body);
   const etag = reply.revision === undefined ? null : formatEtag(reply.revision);
@@ -20,6 +22,13 @@ export function toHttpResponse(stored: StoredResponse, extra: Record<string, str
   return new Response(stored.status === 204 ? null : stored.body, { status: stored.status, headers });
 }
 
+/** The reply as sent: a ReadableStream body goes out as it is read (chunked), anything else whole. */
 export function replyResponse(reply: Reply): Response {
-  return toHttpResponse(serializeReply(reply), reply.headers);
+  if (!(reply.body instanceof ReadableStream)) return toHttpResponse(serializeReply(reply), reply.headers);
+  const headers: Record<string, string> = {
+    "content-type": reply.contentType ?? "application/octet-stream",
+    ...reply.headers,
+  };
+  if (reply.revision !== undefined) headers.etag = formatEtag(reply.revision);
+  return new Response(reply.body, { status: reply.status ?? 200, headers });
 }

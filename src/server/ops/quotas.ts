@@ -82,10 +82,14 @@ export function requestGrowth(operationId: string, body: unknown, rawBody: strin
   const bytes = Buffer.byteLength(rawBody);
   switch (operationId) {
     case "createSession":
+    // Counted whether or not the session is there already (the edge cannot tell): a copy at the
+    // quota whose session is in the trash here is refused rather than told so.
+    case "putSyncSession":
       return { sessions: 1, entries: 0, bytes: 0 };
     case "importSession":
       return { sessions: 1, entries: rawBody.split("\n").filter((line) => line.trim()).length, bytes };
-    case "appendEntries": {
+    case "appendEntries":
+    case "syncAppendEntries": {
       const entries = (body as { entries?: unknown } | null)?.entries;
       return { sessions: 0, entries: Array.isArray(entries) ? entries.length : 1, bytes };
     }

@@ -1,3 +1,4 @@
+import { NotFoundError } from "../../core/errors.js";
 import type {
   AppendResult as StoreAppendResult,
   WriteResult as StoreWriteResult,
@@ -126,8 +127,12 @@ export const setLabel = defineRoute({
   responses: { 200: { description: "Labelled", schema: AppendResult }, ...WRITE_ERRORS },
   async handle({ params, body, principal, ifMatch, idempotency, services }) {
     const owner = principal.userId;
-    // The target must exist; readBranch answers entry_not_found (404) otherwise.
-    await services.store.readBranch(owner, params.id, body.targetId);
+    // The target must exist: one index lookup (not its branch, which may be the whole session).
+    if (!(await services.store.hasEntry(owner, params.id, body.targetId))) {
+      throw new NotFoundError("entry_not_found", `Entry ${body.targetId} not found in session ${params.id}`, {
+        details: { sessionId: params.id, entryId: body.targetId },
+      });
+    }
     const label = body.label?.trim() || undefined;
     const draft = { type: "label", targetId: body.targetId, label };
     return appendDrafts(

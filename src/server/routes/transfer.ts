@@ -7,16 +7,23 @@ import { recordedWrite } from "./session-write.js";
 
 const tag = "transfer";
 
+// A streamed export assembles nothing: the response size bound does not apply to it.
+const { 413: _tooLarge, ...EXPORT_ERRORS } = WHOLE_READ_ERRORS;
+
 export const exportSession = defineRoute({
   method: "get",
   path: "/v1/sessions/:id/export",
   operationId: "exportSession",
-  summary: "The session as a pi v3 JSONL file",
+  summary: "The session as a pi v3 JSONL file (its revision as ETag)",
   tag,
   params: SessionParams,
   responses: {
-    200: { description: "pi JSONL", schema: Type.String(), contentType: JSONL },
-    ...WHOLE_READ_ERRORS,
+    200: {
+      description: "pi JSONL, streamed (chunked) a page of entries at a time",
+      schema: Type.String(),
+      contentType: JSONL,
+    },
+    ...EXPORT_ERRORS,
   },
   handle({ params, principal, services }) {
     return exportAnswer({ services, owner: principal.userId, sessionId: params.id });

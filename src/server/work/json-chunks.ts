@@ -32,9 +32,34 @@ export class JsonChunks {
     }
   }
 
+  /** Bytes so far (UTF-8). */
+  get size(): number {
+    return this.bytes;
+  }
+
   /** The whole answer, once every piece is in. */
   text(): string {
     return this.pieces.join("");
+  }
+
+  /**
+   * The whole answer, once every piece is in, as runs of about `runBytes` (by UTF-16 length):
+   * sent a run at a time (work/piece-stream.ts), it is never one string of the answer's size,
+   * whose encoding would hold the event loop for as long as it takes.
+   */
+  *runs(runBytes = 64 * 1024): Generator<string> {
+    let run: string[] = [];
+    let length = 0;
+    for (const piece of this.pieces) {
+      run.push(piece);
+      length += piece.length;
+      if (length >= runBytes) {
+        yield run.join("");
+        run = [];
+        length = 0;
+      }
+    }
+    if (run.length > 0) yield run.join("");
   }
 }
 

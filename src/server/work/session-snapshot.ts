@@ -1,26 +1,24 @@
-import type { SessionEntry } from "../../core/entry.js";
+import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import { SessionTree } from "../../core/tree.js";
 import type { SessionSummary } from "../../store/store.js";
 import type { ServerServices } from "../services.js";
 import type { TimeSlicer } from "./time-slicer.js";
 
-/** Entries per store read: a page is parsed in one go, so it stays a few milliseconds long. */
-const PAGE = 200;
-
 export interface SessionSnapshot {
   summary: SessionSummary;
+  header: SessionHeader;
   /** Every entry in storage order, as of `summary.revision`. */
   entries: SessionEntry[];
   tree: SessionTree;
 }
 
 /**
- * A whole session read in pages, yielding between them, instead of one `loadSession` that parses
- * every entry in one synchronous stretch. Sessions are append-only and pages go by storage
- * position, so the first `entryCount` positions are exactly the session at the summary's revision,
- * whatever is appended meanwhile: the answer is as consistent as one read, and carries that revision.
- * `keep` may slim each entry as it arrives (the tree needs no message text), so what is not needed
- * dies young instead of burdening the old generation's garbage collection.
+ * A whole session read in pages (the store's `openPages`), yielding between them, instead of one
+ * `loadSession` that parses every entry in one synchronous stretch. Pages go by storage position
+ * up to the summary's count, so the answer is the session at the summary's revision, whatever is
+ * appended meanwhile, and carries that revision. `keep` may slim each entry as it arrives (the
+ * tree needs no message text), so what is not needed dies young instead of burdening the old
+ * generation's garbage collection.
  */
 export async function readSnapshot(
   services: ServerServices,
@@ -29,14 +27,11 @@ export async function readSnapshot(
   slicer: TimeSlicer,
   keep: (entry: SessionEntry) => SessionEntry = (entry) => entry,
 ): Promise<SessionSnapshot> {
-  const summary = await services.store.getSummary(owner, sessionId);
+  const { summary, header, pages } = await services.store.openPages(owner, sessionId);
   const entries: SessionEntry[] = [];
   const tree = new SessionTree();
-  while (entries.length < summary.entryCount) {
-    const limit = Math.min(PAGE, summary.entryCount - entries.length);
-    const page = await services.store.readEntries(owner, sessionId, { after: entries.length, limit });
-    if (page.entries.length === 0) break;
-    for (const read of page.entries) {
+  for await (const page of pages) {
+    for (const read of page) {
       const entry = keep(read);
       entries.push(entry);
       tree.load(entry);
@@ -44,7 +39,9 @@ export async function readSnapshot(
     }
     await slicer.breathe();
   }
-  return { summary, entries, tree };
+  // Loading leaves the tree at the last entry; the session's leaf is the store's.
+  tree.restoreLeaf(summary.leafId);
+  return { summary, header, entries, tree };
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Reply } from "../http/route.js";
 import type { ServerServices } from "../services.js";
 import { flattenTreeSliced } from "./flat-tree.js";
 import { JsonChunks } from "./json-chunks.js";
-import { gatedRead } from "./read-gate.js";
+import { pieceStream } from "./piece-stream.js";
+import { enterRead, gatedRead } from "./read-gate.js";
 import { readSnapshot, type SessionSnapshot, withoutPayload } from "./session-snapshot.js";
 import { TimeSlicer } from "./time-slicer.js";
 
@@ -20,6 +21,9 @@ interface WholeRead {
   sessionId: string;
 }
 
+/** Answers up to this size are sent whole; larger ones in runs of it. */
+const STREAM_FROM_BYTES = 64 * 1024;
+
 type Compose = (snapshot: SessionSnapshot, out: JsonChunks, slicer: TimeSlicer) => Promise<void>;
 
 async function answer(
@@ -32,7 +36,9 @@ async function answer(
     const snapshot = await readSnapshot(services, owner, sessionId, slicer, keep);
     const out = new JsonChunks(slicer, services.limits.maxResponseBytes);
     await compose(snapshot, out, slicer);
-    return { body: out.text(), contentType: "application/json", revision: snapshot.summary.revision };
+    // A large answer goes out in runs, a slice at a time: never one string of its size to encode.
+    const body = out.size <= STREAM_FROM_BYTES ? out.text() : pieceStream(out.runs(STREAM_FROM_BYTES));
+    return { body, contentType: "application/json", revision: snapshot.summary.revision };
   });
 }
 
@@ -88,16 +94,21 @@ export function labelsAnswer(read: WholeRead): Promise<Reply> {
 export const JSONL = "application/x-ndjson";
 
 /**
- * The session as pi JSONL: GET …/export. Under the cap and the size bound, but still one store
- * read: a file's header (which may hold fields of its own) is only read with the whole session.
+ * The session as pi JSONL: GET …/export, streamed a page of entries at a time (the store's
+ * `exportJsonlPages`), so memory holds a page, not the file, and the read holds the event loop a
+ * slice at a time. A missing session is still a 404: it is found before the answer starts. The
+ * answer holds its whole-read slot until its last byte is sent (or the client goes away). Not
+ * subject to the response size bound: nothing of it is assembled.
  */
-export function exportAnswer({ services, owner, sessionId }: WholeRead): Promise<Reply> {
-  return gatedRead(services, owner, async () => {
-    const text = await services.store.exportJsonl(owner, sessionId);
-    const out = new JsonChunks(new TimeSlicer(), services.limits.maxResponseBytes);
-    await out.raw(text);
-    return { body: text, contentType: JSONL };
-  });
+export async function exportAnswer({ services, owner, sessionId }: WholeRead): Promise<Reply> {
+  const leave = await enterRead(services, owner);
+  try {
+    const { summary, pieces } = await services.store.exportJsonlPages(owner, sessionId);
+    return { body: pieceStream(pieces, leave), contentType: JSONL, revision: summary.revision };
+  } catch (error) {
+    leave();
+    throw error;
+  }
 }
 
 /** The branch a read names, as the store's readBranch finds it (an unknown leaf is entry_not_found). */
