@@ -44,7 +44,7 @@ export const LAYERS = [
     layer: "adapters",
     rank: 4,
     may: ["core", "format", "file", "store", "session"],
-    why: "the history layer under agent frameworks (OpenAI Agents, AI SDK)",
+    why: "the history layer under agent frameworks (OpenAI Agents, AI SDK, LangGraph)",
   },
   {
     layer: "client",
@@ -54,9 +54,27 @@ export const LAYERS = [
     why: "typed HTTP client: the server's wire schemas, none of its runtime",
   },
   {
-    layer: "cli",
+    layer: "sync",
     rank: 6,
-    may: ["core", "format", "file", "store", "session", "agent", "server", "viewer", "adapters", "client"],
+    may: ["core", "format", "file", "session", "client"],
+    why: "sessiontree sync: local session files ⇄ the service, through the typed client",
+  },
+  {
+    layer: "cli",
+    rank: 7,
+    may: [
+      "core",
+      "format",
+      "file",
+      "store",
+      "session",
+      "agent",
+      "server",
+      "viewer",
+      "adapters",
+      "client",
+      "sync",
+    ],
     why: "the sessiontree command",
   },
   {
