@@ -4,7 +4,9 @@ import { type ErrorCode, isSessionTreeError, ValidationError } from "../core/err
 import { count, messagePage } from "./context-at.js";
 import { LoadedSession } from "./loaded-session.js";
 import { renderViewerPage } from "./page.js";
+import { pageHeaders } from "./page-headers.js";
 import type { ViewerSource } from "./source.js";
+import { mountStatsRoutes } from "./stats-routes.js";
 
 export interface ViewerAppOptions {
   /**
@@ -24,6 +26,9 @@ export interface ViewerAppOptions {
   cacheEntries?: number;
 }
 
+/** Search hits one answer holds at most. */
+const SEARCH_LIMIT = 100;
+
 /** Messages of the leaf's context sent with a session's shape (the panel shows the latest 200). */
 const OPENING_TAIL = 200;
 
@@ -37,6 +42,9 @@ const OPENING_TAIL = 200;
  * - `GET /api/texts?key=K&from=A&to=B` row texts of nodes A..B (a large shape leaves them out)
  * - `GET /api/context?key=K&at=ID[&tail=N&before=M]` entry ID and a page of the context there
  * - `GET /api/session?key=K` one session whole: header, entries, leaf, labels, issues
+ * - `GET /api/search?q=Q[&limit=N]` the full-text index's hits for Q (words, "phrases", prefix*;
+ *   docs/search.md), best first: `{ items: ViewerSearchHit[] }`
+ * - `GET /api/stats?key=K`, `GET /api/diff?key=K&a=A[&b=B]` stats and branch diff (stats-routes.ts)
  *
  * @example
  * serve({ fetch: createViewerApp(createLocalSource({ root })).fetch, hostname: "127.0.0.1", port: 7766 });
@@ -64,7 +72,7 @@ export function createViewerApp(source: ViewerSource, options: ViewerAppOptions 
   });
   app.onError((err, c) => errorResponse(c, err));
 
-  app.get("/", (c) => c.html(renderViewerPage()));
+  app.get("/", (c) => c.html(renderViewerPage(), 200, pageHeaders()));
   app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/api/origins", async (c) => c.json({ origins: await source.describe() }));
   app.get("/api/sessions", async (c) => c.json({ sessions: await source.listSessions() }));
@@ -81,6 +89,15 @@ export function createViewerApp(source: ViewerSource, options: ViewerAppOptions 
     const loaded = cache.get(key) ?? (await current(key));
     return c.json(loaded.textsOf(from, to));
   });
+  app.get("/api/search", async (c) => {
+    const query = requiredQuery(c, "q");
+    const limit = Math.min(count("limit", c.req.query("limit")) ?? SEARCH_LIMIT, SEARCH_LIMIT);
+    if (!source.search) {
+      const message = "This viewer's source has no search";
+      return c.json({ error: { code: "search_unavailable", message } }, 404);
+    }
+    return c.json({ items: await source.search(query, { limit }) });
+  });
   app.get("/api/session", async (c) => {
     return c.json(await source.loadSession(requiredQuery(c, "key")));
   });
@@ -94,6 +111,8 @@ export function createViewerApp(source: ViewerSource, options: ViewerAppOptions 
     if (!loaded?.has(at)) loaded = await current(key);
     return c.json(loaded.select(at, page));
   });
+  // /api/stats and /api/diff: sessiontree stats and diff over the session as read here.
+  mountStatsRoutes(app, current);
   return app;
 }
 

@@ -1,11 +1,18 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { NotFoundError } from "../core/errors.js";
+import { compareHits } from "../core/search-hit.js";
 import { refuseUnreadable } from "../file/file-kind.js";
 import { defaultPiAgentDir, defaultRoot, sessionsDir } from "../file/paths.js";
 import { SessionManager } from "../session/session-manager.js";
 import { rememberTree } from "./context-at.js";
-import type { ViewerOrigin, ViewerSession, ViewerSessionSummary, ViewerSource } from "./source.js";
+import type {
+  ViewerOrigin,
+  ViewerSearchHit,
+  ViewerSession,
+  ViewerSessionSummary,
+  ViewerSource,
+} from "./source.js";
 
 export interface LocalSourceOptions {
   /** sessiontree's root. @default env SESSIONTREE_ROOT or ~/.sessiontree */
@@ -47,7 +54,32 @@ export function createLocalSource(options: LocalSourceOptions = {}): ViewerSourc
       const stats = statSync(resolveKey(origins, key).path, { bigint: true });
       return `${stats.ino}:${stats.size}:${stats.mtimeNs}`;
     },
+    search: (query, { limit }) => searchOrigins(origins, query, limit),
   };
+}
+
+/**
+ * The local full-text index (`searchLocal`, docs/search.md) of each origin this viewer lists, the
+ * hits merged best first. Each hit's key is its file's, as the list gives it. The index is loaded
+ * at the first search, so opening the viewer does not load better-sqlite3.
+ */
+async function searchOrigins(
+  origins: readonly LocalOrigin[],
+  query: string,
+  limit: number,
+): Promise<ViewerSearchHit[]> {
+  const { parseQuery, searchLocal } = await import("../session/search/index.js");
+  parseQuery(query); // a query with no word is refused even where there is nothing to search
+  const hits: ViewerSearchHit[] = [];
+  for (const origin of origins) {
+    if (!existsSync(origin.sessions)) continue;
+    for (const hit of searchLocal({ query, root: origin.root, limit })) {
+      // Every local hit names its file; one outside the folder's two levels is not listed either.
+      const key = hit.path === undefined ? null : keyOf(origin, hit.path);
+      if (key !== null) hits.push({ ...hit, key });
+    }
+  }
+  return hits.sort(compareHits).slice(0, limit);
 }
 
 function localOrigins(options: LocalSourceOptions): LocalOrigin[] {
@@ -76,6 +108,13 @@ async function listOrigin(origin: LocalOrigin): Promise<ViewerSessionSummary[]> 
     modifiedAt: validIso(info.modified),
     location: info.path,
   }));
+}
+
+/** The key of a file two levels inside the origin's sessions folder (`resolveKey` takes it back). */
+function keyOf(origin: LocalOrigin, path: string): string | null {
+  const parts = relative(origin.sessions, path).split(sep);
+  if (parts.length !== 2 || parts[0] === "..") return null;
+  return `${origin.source}:${parts.join("/")}`;
 }
 
 function validIso(date: Date): string {

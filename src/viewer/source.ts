@@ -1,5 +1,6 @@
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import type { SessionIssue } from "../core/issues.js";
+import type { SearchHit } from "../core/search-hit.js";
 
 /**
  * Where the viewer gets sessions from. Kept small on purpose: local files implement it
@@ -22,7 +23,15 @@ export interface ViewerSource {
    * costs no read. Without it, every open reads the session again.
    */
   version?(key: string): Promise<string>;
+  /**
+   * Full-text search over this source's sessions (`GET /api/search`), best first, at most `limit`
+   * hits. Without it the viewer's search box says search is not available.
+   */
+  search?(query: string, options: { limit: number }): Promise<ViewerSearchHit[]>;
 }
+
+/** A search hit with the `key` that opens its session in this viewer (`loadSession`, the hash). */
+export type ViewerSearchHit = SearchHit & { key: string };
 
 /** One place a source reads from: a sessiontree root, a pi agent directory, a database. */
 export interface ViewerOrigin {

@@ -5,7 +5,26 @@ html, body { margin: 0; height: 100%; font: 13px/1.4 system-ui, -apple-system, "
 body { display: grid; grid-template-rows: auto 1fr; grid-template-columns: 280px 1fr; }
 body.export { grid-template-columns: 1fr; }
 body.export #sidebar, body.export #reload { display: none; }
-body.no-session header button:not(#reload), body.no-session header label { display: none; }
+body.no-session header button:not(#reload):not(#sign-out), body.no-session header label { display: none; }
+body:not(.service) #export, body:not(.service) #sign-out, body:not(.service) #actions { display: none; }
+body.signed-out { grid-template-columns: 1fr; }
+body.signed-out #sidebar, body.signed-out header button, body.signed-out header label, body.signed-out #workspace, body.signed-out #empty { display: none; }
+#signin { padding: 40px; max-width: 560px; }
+#signin[hidden], #find-results[hidden] { display: none; }
+#credential { width: 100%; margin: 8px 0; padding: 6px 8px; border: 1px solid #cbd5e1; border-radius: 6px; font: 12px ui-monospace, monospace; }
+#signin-message { color: #b91c1c; margin-top: 8px; }
+#find-results { margin: 0 8px 8px; border: 1px solid #e2e8f0; border-radius: 6px; max-height: 45vh; overflow: auto; }
+.find-note { padding: 6px 8px; color: #64748b; font-size: 12px; }
+.find-hit { display: block; width: 100%; text-align: left; border: 0; border-top: 1px solid #f1f5f9; background: none; padding: 6px 8px; cursor: pointer; font: inherit; font-size: 12px; }
+.find-hit:hover { background: #f1f5f9; }
+.find-hit mark { background: #fde68a; color: inherit; }
+.find-where { color: #64748b; font-size: 11px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+#actions { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding-bottom: 8px; border-bottom: 1px solid #e2e8f0; }
+#actions button { font: inherit; font-size: 12px; padding: 2px 8px; border: 1px solid #cbd5e1; border-radius: 6px; background: #f8fafc; cursor: pointer; }
+#actions button:disabled { opacity: .5; cursor: default; }
+#act-label-text { font: inherit; font-size: 12px; padding: 2px 6px; width: 140px; border: 1px solid #cbd5e1; border-radius: 6px; margin-right: 4px; }
+#act-status { flex-basis: 100%; font-size: 12px; color: #166534; }
+#act-status.warning { color: #b91c1c; }
 header { grid-column: 1 / -1; display: flex; align-items: center; gap: 12px; padding: 6px 12px; background: #0f172a; color: #e2e8f0; }
 header .brand { font-weight: 700; letter-spacing: .02em; }
 header .title { display: flex; flex-direction: column; min-width: 0; flex: 1; }
@@ -13,7 +32,7 @@ header .title { display: flex; flex-direction: column; min-width: 0; flex: 1; }
 #session-meta, #stats { color: #94a3b8; font-size: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 header button, header label { background: #1e293b; color: #e2e8f0; border: 1px solid #334155; border-radius: 6px; padding: 3px 9px; font: inherit; cursor: pointer; }
 #sidebar { overflow: auto; border-right: 1px solid #e2e8f0; background: #fff; min-height: 0; }
-#search { width: calc(100% - 16px); margin: 8px; padding: 6px 8px; border: 1px solid #cbd5e1; border-radius: 6px; font: inherit; }
+#search, #find { width: calc(100% - 16px); margin: 8px; padding: 6px 8px; border: 1px solid #cbd5e1; border-radius: 6px; font: inherit; }
 .group-title { padding: 8px 10px 0; font-weight: 700; text-transform: uppercase; font-size: 11px; color: #475569; }
 .group-location { padding: 0 10px 6px; color: #94a3b8; font-size: 11px; word-break: break-all; }
 .session-item { display: block; width: 100%; text-align: left; border: 0; border-top: 1px solid #f1f5f9; background: none; padding: 7px 10px; cursor: pointer; font: inherit; }
@@ -65,4 +84,25 @@ main { position: relative; min-height: 0; min-width: 0; }
 .role-compactionSummary { border-color: #ea580c; background: #fff7ed; } .role-branchSummary { border-color: #0891b2; background: #ecfeff; }
 .role-custom { border-color: #c026d3; }
 .toolcall { margin: 4px 0; }
+.insight-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 6px 0; border-bottom: 1px solid #e2e8f0; }
+.insight-bar button { font: inherit; font-size: 12px; padding: 2px 8px; border: 1px solid #cbd5e1; border-radius: 6px; background: #f8fafc; cursor: pointer; }
+.insight-bar button:disabled { opacity: .5; cursor: default; }
+.insight-section { border-bottom: 1px solid #e2e8f0; padding: 6px 0; }
+.insight-section[hidden] { display: none; }
+.insight-head { display: flex; justify-content: space-between; font-size: 12px; text-transform: uppercase; color: #475569; letter-spacing: .04em; }
+.insight-section h4 { margin: 10px 0 4px; font-size: 12px; color: #475569; }
+.insight-table { border-collapse: collapse; font-size: 12px; width: 100%; margin: 6px 0; }
+.insight-table th, .insight-table td { text-align: right; padding: 1px 6px; border-bottom: 1px solid #f1f5f9; white-space: nowrap; }
+.insight-table th:first-child, .insight-table td.row-name { text-align: left; color: #475569; white-space: normal; word-break: break-word; }
+.insight-line { margin: 4px 0; font-size: 12px; }
+.diff-parting { margin: 6px 0; }
+.diff-side { margin: 8px 0; padding-left: 8px; border-left: 3px solid #cbd5e1; }
+.diff-side-head { display: flex; gap: 6px; align-items: center; }
+.diff-entries { list-style: none; margin: 4px 0; padding: 0; }
+.diff-entry-line { display: block; width: 100%; text-align: left; border: 0; background: none; padding: 1px 0; font: inherit; font-size: 12px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.diff-entry-line:hover { background: #f1f5f9; }
+.diff-entry-line .dot { width: 8px; height: 8px; }
+.diff-tag { color: #64748b; font-family: ui-monospace, monospace; font-size: 11px; }
+.diff-tools, .diff-files { font-size: 12px; margin: 4px 0; }
+.diff-files { padding-left: 16px; }
 `;

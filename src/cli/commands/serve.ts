@@ -33,6 +33,7 @@ interface ServeFlags {
   tlsCert?: string;
   tlsKey?: string;
   trustProxy: number;
+  viewer: boolean;
 }
 
 /** TLS, proxies and shutdown (src/server/listen/). */
@@ -132,6 +133,7 @@ export function register(program: Command): void {
     .option("--max-keys-per-user <n>", "live API keys a user may hold (default 100)", parseInteger(1, 1e6))
     .option("--cors-origin <origin...>", "browser origins allowed to call the API (* for any)")
     .option("--no-access-log", "do not write a JSON line per request to stdout")
+    .option("--no-viewer", "do not serve the web viewer at / (it signs in and reads through the API)")
     .option("--quota-sessions <n>", "sessions a user may keep (trash included)", parseInteger(1, 1e12))
     .option("--quota-entries <n>", "entries a user may keep", parseInteger(1, 1e15))
     .option("--quota-bytes <n>", "bytes of entries a user may keep", parseInteger(1, 1e15))
@@ -157,6 +159,10 @@ export function register(program: Command): void {
       const { createServer } = await import("../../server/index.js");
       const { plainHttpWarning } = await import("../../server/listen/listener.js");
       const options = toOptions(flags);
+      if (flags.viewer) {
+        const { mountServiceViewer } = await import("../../viewer/service-page.js");
+        options.extend = (app) => mountServiceViewer(app);
+      }
       const server = await createServer(options);
       const { url } = await server.listen();
       const where = flags.database ? "PostgreSQL" : `SQLite in ${flags.data}`;

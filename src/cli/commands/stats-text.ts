@@ -8,33 +8,13 @@ import type {
   Tally,
   UsageTally,
 } from "../../format/stats.js";
+import { dollars, duration, int, percent, unknownNotes } from "../../format/stats-words.js";
 import { type Colors, oneLine } from "../io.js";
 
 const LABEL_WIDTH = 10;
 
-export function int(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
-}
-
-/** Dollars with cents; below a cent, enough digits to not read as zero. */
-export function dollars(n: number): string {
-  return n > 0 && n < 0.01 ? `$${n.toPrecision(2)}` : `$${n.toFixed(2)}`;
-}
-
-export function duration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
-  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
-  if (m > 0) return `${m}m ${String(s).padStart(2, "0")}s`;
-  return `${s}s`;
-}
-
 function minutes(ms: number): string {
   return `${Number((ms / 60_000).toFixed(2))} min`;
-}
-
-function percent(ratio: number | null): string {
-  return ratio === null ? "–" : `${(ratio * 100).toFixed(1)}%`;
 }
 
 /** A local date and time, minutes precision: what people read times in. */
@@ -94,7 +74,7 @@ export function summaryLines(
             `cache read ${dollars(t.cost.cacheRead)} · cache write ${dollars(t.cost.cacheWrite)})`
         : "unknown",
     ),
-    ...unknownNotes(c, t),
+    ...unknownNoteLines(c, t),
     line(
       c,
       "leaf path",
@@ -114,17 +94,9 @@ export function summaryLines(
   return lines;
 }
 
-/** "usage unknown for N assistant messages": the totals leave them out, they are not zeros. */
-function unknownNotes(c: Colors, t: UsageTally): string[] {
-  const notes: string[] = [];
-  if (t.usageUnknown > 0)
-    notes.push(
-      `usage unknown for ${int(t.usageUnknown)} of ${int(t.assistantMessages)} assistant messages (not in the totals)`,
-    );
-  const costless = t.costUnknown + t.usageUnknown;
-  if (t.costUnknown > 0)
-    notes.push(`cost unknown for ${int(costless)} of ${int(t.assistantMessages)} assistant messages`);
-  return notes.map((note) => line(c, "note", c.yellow(note)));
+/** What the totals leave out (usage unknown is not zero), as note lines. */
+function unknownNoteLines(c: Colors, t: UsageTally): string[] {
+  return unknownNotes(t).map((note) => line(c, "note", c.yellow(note)));
 }
 
 const BRANCHES_SHOWN = 10;

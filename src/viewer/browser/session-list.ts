@@ -1,10 +1,12 @@
 /**
  * The live viewer's start: the session list (grouped by source, filterable), the session named in
  * the URL hash, reload. The single-file export has none of this: it opens its inlined session.
+ * The data comes from the local viewer's routes or the service's API (data.ts).
  */
 
 import type { ViewerOrigin, ViewerSessionSummary } from "../source.js";
-import { api, byId, clear, el } from "./dom.js";
+import type { ViewerData } from "./data.js";
+import { byId, clear, el } from "./dom.js";
 import type { ViewerHooks } from "./test-hooks.js";
 import type { Opening, Viewer } from "./viewer.js";
 
@@ -14,13 +16,16 @@ export class SessionList {
   /** The shape asked for at start, for the session the address names. */
   private prefetched: { key: string; shape: Promise<Opening> } | null = null;
 
-  constructor(private readonly viewer: Viewer) {}
+  constructor(
+    private readonly viewer: Viewer,
+    private readonly data: ViewerData,
+  ) {}
 
   /** Lists the sessions, opens the one in the hash (or the newest), and wires search and reload. */
   start(hooks: ViewerHooks): void {
     // A link to a session: ask for its shape now, while the list is read, not after.
     const linked = new URLSearchParams(location.hash.slice(1)).get("session");
-    if (linked) this.prefetched = { key: linked, shape: fetchShape(linked) };
+    if (linked) this.prefetched = { key: linked, shape: this.data.shape(linked) };
     this.prefetched?.shape.catch(() => {});
     this.load()
       .then(() => {
@@ -38,15 +43,17 @@ export class SessionList {
         },
       );
     byId("search").addEventListener("input", () => this.render());
-    byId("reload").addEventListener("click", () => this.reload());
+    byId("reload").addEventListener("click", () => {
+      this.refresh().catch((err: Error) => {
+        byId("session-title").textContent = `Could not read the sessions again: ${err.message}`;
+      });
+    });
   }
 
   async show(key: string): Promise<void> {
     byId("workspace").hidden = false;
     byId("session-title").textContent = "Loading…";
-    document.querySelectorAll(".session-item").forEach((item) => {
-      item.classList.toggle("active", item.getAttribute("data-key") === key);
-    });
+    this.markActive(key);
     // Read before opening: selecting the leaf rewrites the hash.
     const link = new URLSearchParams(location.hash.slice(1));
     const wanted = link.get("session") === key ? link.get("entry") : null;
@@ -54,7 +61,7 @@ export class SessionList {
     const early = this.prefetched?.key === key ? this.prefetched.shape : null;
     this.prefetched = null;
     try {
-      shape = await (early ?? fetchShape(key));
+      shape = await (early ?? this.data.shape(key));
     } catch (err) {
       byId("session-title").textContent = `Could not open this session: ${(err as Error).message}`;
       return;
@@ -66,36 +73,41 @@ export class SessionList {
   }
 
   private async load(): Promise<void> {
-    const [origins, list] = await Promise.all([
-      api<{ origins: ViewerOrigin[] }>("api/origins"),
-      api<{ sessions: ViewerSessionSummary[] }>("api/sessions"),
-    ]);
-    this.origins = origins.origins;
-    this.sessions = list.sessions;
+    const [origins, sessions] = await Promise.all([this.data.origins(), this.data.sessions()]);
+    this.origins = origins;
+    this.sessions = sessions;
     this.render();
     document.body.classList.toggle("no-session", this.sessions.length === 0);
     if (this.sessions.length === 0) this.renderEmpty();
   }
 
   private route(): Promise<void> {
-    const key = new URLSearchParams(location.hash.slice(1)).get("session");
+    const link = new URLSearchParams(location.hash.slice(1));
+    const key = link.get("session");
     const open = this.viewer.shown?.shape.key;
     if (key && open !== key) return this.show(key);
+    // A link to another entry of the open session (a search hit) selects it.
+    const entry = link.get("entry");
+    if (key && entry && entry !== this.viewer.entryId(this.viewer.selected)) this.viewer.jumpTo(entry);
     const newest = this.sessions[0];
     if (!newest || key || open !== undefined) return Promise.resolve();
     history.replaceState(null, "", `#session=${encodeURIComponent(newest.key)}`);
     return this.show(newest.key);
   }
 
-  /** Sessions grow while an agent runs: re-read the list and the open session, keeping the selection. */
-  private async reload(): Promise<void> {
+  /**
+   * Sessions grow while an agent runs (and change by the page's own writes): re-read the list and
+   * the open session, keeping the selection (or selecting `keep`).
+   */
+  async refresh(keep?: string): Promise<void> {
     const viewer = this.viewer;
-    const keep = viewer.selected >= 0 ? viewer.entryId(viewer.selected) : null;
+    const selected = keep ?? (viewer.selected >= 0 ? viewer.entryId(viewer.selected) : null);
     await this.load();
     const open = viewer.shown?.shape.key;
     if (open === undefined || this.sessions.length === 0) return this.route();
-    viewer.openSession(await fetchShape(open));
-    if (keep) viewer.jumpTo(keep);
+    viewer.openSession(await this.data.shape(open));
+    if (selected) viewer.jumpTo(selected);
+    this.markActive(open);
   }
 
   private render(): void {
@@ -128,19 +140,14 @@ export class SessionList {
       list.appendChild(el("li", null, `${o.source}: ${o.location}${state}`));
     }
     box.appendChild(list);
-    const hints = [
-      "Sessions appear here once an agent writes them (pi, or sessiontree's SessionManager).",
-      "Claude Code keeps its sessions in ~/.claude/projects/ and Codex in ~/.codex/sessions/: " +
-        "bring them in with sessiontree import ~/.claude/projects (or the Codex folder, or one file).",
-      "Point the viewer elsewhere with: sessiontree view --root DIR --pi DIR",
-    ];
-    for (const hint of hints) box.appendChild(el("p", null, hint));
+    for (const hint of this.data.emptyHints) box.appendChild(el("p", null, hint));
   }
-}
 
-/** A session's shape (its tree without bodies) and the leaf's entry and context: /api/shape. */
-function fetchShape(key: string): Promise<Opening> {
-  return api<Opening>(`api/shape?key=${encodeURIComponent(key)}`);
+  private markActive(key: string): void {
+    document.querySelectorAll(".session-item").forEach((item) => {
+      item.classList.toggle("active", item.getAttribute("data-key") === key);
+    });
+  }
 }
 
 function sessionItem(s: ViewerSessionSummary): HTMLButtonElement {

@@ -37,6 +37,10 @@ export class Viewer {
   readonly renderer: Renderer;
   /** Bumped by every context request: only the latest one's answer is shown. */
   private token = 0;
+  /** Told of each selection (the service's panel actions show the entry's label). */
+  onSelect: ((v: number) => void) | null = null;
+  /** Told of each session opened (a reload too) and each selection: the stats and diff panels. */
+  readonly watchers: Array<{ opened?(shape: SessionShape): void; selected?(v: number): void }> = [];
   /** The answer for the node a session opens at, asked for before the tree is laid out. */
   private early: { v: number; answer: Promise<SelectionAnswer> } | null = null;
 
@@ -80,6 +84,7 @@ export class Viewer {
     byId("session-title").textContent = shape.name || shape.firstPrompt || shape.header.id;
     byId("session-meta").textContent = `${model.n} entries · ${shape.header.cwd} · ${shape.source}`;
     renderIssues(shape.issues ?? []);
+    for (const w of this.watchers) w.opened?.(shape);
     byId("empty").hidden = true;
     byId("workspace").hidden = false;
     this.showNoEntries(model.n === 0);
@@ -97,7 +102,7 @@ export class Viewer {
     if (!none || !this.shown) return;
     const { header } = this.shown.shape;
     const later =
-      this.boot.mode === "server" ? "They appear as the agent writes them: press reload to read them." : "";
+      this.boot.mode === "export" ? "" : "They appear as the agent writes them: press reload to read them.";
     box.textContent = `This session has no entries yet: only its header (started ${header.timestamp} in ${header.cwd}). ${later}`;
   }
 
@@ -149,10 +154,12 @@ export class Viewer {
     // the clicks of a double-click would fold another row than the one clicked.
     if (center || !this.renderer.inView(row)) this.renderer.center(row);
     const id = this.entryId(v);
-    if (this.boot.mode === "server") {
+    if (this.boot.mode !== "export") {
       const hash = `#session=${encodeURIComponent(shown.shape.key)}&entry=${encodeURIComponent(id)}`;
       history.replaceState(null, "", hash);
     }
+    this.onSelect?.(v);
+    for (const w of this.watchers) w.selected?.(v);
     this.loadContext(v);
   }
 
