@@ -2,7 +2,7 @@ import type { EntryDraft, SessionEntry } from "../../core/entry.js";
 import { isSessionTreeError } from "../../core/errors.js";
 import { stampDraft } from "../../core/stamp.js";
 import { openStore } from "../../store/registry.js";
-import type { CreateSessionInput, SessionStore } from "../../store/store.js";
+import type { CreateSessionInput, SessionStore, WriteResult } from "../../store/store.js";
 import type { History, HistoryView } from "./history.js";
 
 /** A store, or a location `openStore` knows ("sqlite:chats.db", "jsonl:sessions", "memory:"). */
@@ -90,25 +90,36 @@ export class StoreHistory implements History {
     since?: HistoryView,
   ): Promise<SessionEntry[]> {
     if (drafts.length === 0) return [];
-    const store = await this.store();
+    await this.store(); // created before the entries are stamped: the header is not newer than they
     // Ids are drawn against the path read; one taken elsewhere in the tree is refused by the store
     // as `duplicate_entry` and the write is planned again with fresh ids.
-    const taken = new Set(since?.path.map((entry) => entry.id));
-    const entries: SessionEntry[] = [];
-    let parent = parentId;
-    for (const draft of drafts) {
-      const entry = stampDraft(draft, parent, { isTaken: (id) => taken.has(id) });
-      taken.add(entry.id);
-      entries.push(entry);
-      parent = entry.id;
-    }
-    await store.appendEntries(this.owner, this.id, entries, { expectedRevision: since?.revision });
+    const entries = stampChain(parentId, drafts, new Set(since?.path.map((entry) => entry.id)));
+    await this.appendStamped(entries, { expectedRevision: since?.revision });
     return entries;
   }
 
   async moveLeaf(id: string | null, since?: HistoryView): Promise<void> {
+    await this.setLeaf(id, since?.revision);
+  }
+
+  /**
+   * Appends entries stamped already (`stampChain`), in one write, for an adapter that plans several
+   * chains into one batch. The leaf moves to the last one unless `moveLeaf` is false. Answers the
+   * revision and leaf the write left.
+   */
+  async appendStamped(
+    entries: SessionEntry[],
+    options: { expectedRevision?: number; moveLeaf?: boolean } = {},
+  ): Promise<WriteResult> {
     const store = await this.store();
-    await store.setLeaf(this.owner, this.id, id, { expectedRevision: since?.revision });
+    const { revision, leafId } = await store.appendEntries(this.owner, this.id, entries, options);
+    return { revision, leafId };
+  }
+
+  /** Moves the leaf (null: before the root), naming the revision the caller planned on. */
+  async setLeaf(id: string | null, expectedRevision?: number): Promise<WriteResult> {
+    const store = await this.store();
+    return store.setLeaf(this.owner, this.id, id, { expectedRevision });
   }
 
   /** The store, with this session created in it on first use. */
@@ -137,4 +148,24 @@ export class StoreHistory implements History {
       if (!isSessionTreeError(error, "conflict")) throw error;
     }
   }
+}
+
+/**
+ * Drafts stamped as a chain under `parentId`: each entry's parent is the one before it. New ids
+ * avoid `taken`, which gets them added (one set can serve several chains of one write).
+ */
+export function stampChain(
+  parentId: string | null,
+  drafts: EntryDraft[],
+  taken: Set<string>,
+): SessionEntry[] {
+  const entries: SessionEntry[] = [];
+  let parent = parentId;
+  for (const draft of drafts) {
+    const entry = stampDraft(draft, parent, { isTaken: (id) => taken.has(id) });
+    taken.add(entry.id);
+    entries.push(entry);
+    parent = entry.id;
+  }
+  return entries;
 }
