@@ -11,13 +11,17 @@ import * as fsck from "./commands/fsck.js";
 import * as importCommand from "./commands/import.js";
 import * as keys from "./commands/keys.js";
 import * as label from "./commands/label.js";
+import * as login from "./commands/login.js";
 import * as ls from "./commands/ls.js";
+import * as mcp from "./commands/mcp.js";
 import * as migrate from "./commands/migrate.js";
 import * as name from "./commands/name.js";
 import * as repair from "./commands/repair.js";
+import * as search from "./commands/search.js";
 import * as serve from "./commands/serve.js";
 import * as show from "./commands/show.js";
 import * as stats from "./commands/stats.js";
+import * as sync from "./commands/sync.js";
 import * as tree from "./commands/tree.js";
 import * as view from "./commands/view.js";
 
@@ -47,6 +51,7 @@ export function buildProgram(cli: Cli): Command {
     tree,
     show,
     stats,
+    search,
     diff,
     checkout,
     label,
@@ -57,6 +62,7 @@ export function buildProgram(cli: Cli): Command {
     fsck,
     repair,
     migrate,
+    mcp,
   ]) {
     command.register(program, cli);
   }
@@ -68,5 +74,7 @@ export function buildProgram(cli: Cli): Command {
   backup.register(program);
   serve.registerPurge(program);
   archive.register(program);
+  sync.register(program, cli);
+  login.register(program, cli);
   return program;
 }
