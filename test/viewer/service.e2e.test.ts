@@ -128,7 +128,18 @@ describe("the viewer on the service, in Chromium, with two users", () => {
   /** The API requests A's page made (the page itself excluded), from `from` on. */
   const apiCalls = async (from = 0) =>
     (await settled()).slice(from).filter((l) => new URL(l.url).pathname.startsWith("/v1/"));
-  const writes = async (from: number) => (await apiCalls(from)).filter((l) => l.method !== "GET");
+  /**
+   * The writes A's page made from `from` on, once at least `expected` are logged: Chromium reports a
+   * request finished a little after the page has shown its answer, so the log may lag the page.
+   */
+  async function writes(from: number, expected = 1): Promise<Logged[]> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const found = (await apiCalls(from)).filter((l) => l.method !== "GET");
+      if (found.length >= expected || Date.now() > deadline) return found;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 
   async function openSession(id: string): Promise<void> {
     await page.click(`.session-item[data-key="${id}"]`);
@@ -266,7 +277,7 @@ describe("the viewer on the service, in Chromium, with two users", () => {
       copied.map((e: SessionEntry) => e.id),
       path.map((e: SessionEntry) => e.id),
     );
-    const [create, ...appends] = await writes(mark);
+    const [create, ...appends] = await writes(mark, 2);
     assert.equal(create?.method, "POST");
     assert.ok(create.url.endsWith("/v1/sessions"));
     assert.ok(appends.length > 0);
