@@ -1,5 +1,5 @@
 import type { AssistantMessage, ContentBlock } from "../core/messages.js";
-import { emptyUsage, type Provider, type ProviderEvent } from "./provider.js";
+import { type Provider, type ProviderEvent, zeroUsage } from "./provider.js";
 
 /** Assembles a pi assistant message from a provider's stream, blocks in arrival order. */
 export class AssistantBuilder {
@@ -13,7 +13,7 @@ export class AssistantBuilder {
       api: provider.api,
       provider: provider.name,
       model,
-      usage: emptyUsage() as unknown as Record<string, unknown>,
+      usage: zeroUsage() as unknown as Record<string, unknown>,
       stopReason: "stop",
       timestamp: Date.now(),
     };

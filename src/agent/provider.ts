@@ -1,14 +1,6 @@
-import type { AgentMessage, StopReason } from "../core/messages.js";
+import { type AgentMessage, type StopReason, type Usage, zeroUsage } from "../core/messages.js";
 
-/** Token counts as pi writes them on assistant messages (cost in USD; 0 when unknown). */
-export interface Usage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
-}
+export { type Usage, zeroUsage } from "../core/messages.js";
 
 /** A tool as the model sees it: name, description and a JSON schema for its arguments. */
 export interface ToolSpec {
@@ -88,19 +80,8 @@ export interface Provider {
   stream(request: ProviderRequest, signal?: AbortSignal): AsyncIterable<ProviderEvent>;
 }
 
-export function emptyUsage(): Usage {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
-}
-
 export function usageOf(input: number, output: number, cacheRead = 0, cacheWrite = 0): Usage {
-  const usage = emptyUsage();
+  const usage = zeroUsage();
   Object.assign(usage, {
     input,
     output,

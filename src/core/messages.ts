@@ -40,6 +40,31 @@ export interface UserMessage {
 
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
 
+/**
+ * Token counts as pi writes them on assistant messages (cost in USD; 0 when unknown). A type, not
+ * an interface, so it is also an assistant message's open `usage` record.
+ */
+export type Usage = {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+};
+
+/** A usage record with nothing counted (pi requires one on every assistant message). */
+export function zeroUsage(): Usage {
+  return {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+}
+
 export interface AssistantMessage {
   role: "assistant";
   content: ContentBlock[];

@@ -209,17 +209,6 @@ export function toUsage(info: unknown): Record<string, unknown> | undefined {
   };
 }
 
-export function zeroUsage(): Record<string, unknown> {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
-}
-
 /** Codex's reasoning effort as pi's thinking level ("none" is pi's "off"). */
 export function thinkingLevelOf(effort: string): string {
   return effort === "none" ? "off" : effort;

@@ -1,5 +1,10 @@
 import type { CustomEntry, SessionEntry, SessionMessageEntry } from "../core/entry.js";
-import type { AssistantMessage, ContentBlock, ToolResultMessage } from "../core/messages.js";
+import {
+  type AssistantMessage,
+  type ContentBlock,
+  type ToolResultMessage,
+  zeroUsage,
+} from "../core/messages.js";
 import {
   contentText,
   isHarnessText,
@@ -16,7 +21,6 @@ import {
   toToolOutput,
   toUsage,
   toUserBlocks,
-  zeroUsage,
 } from "./codex-content.js";
 import { EventMapper } from "./codex-events.js";
 import { type CodexRecord, lineId } from "./codex-records.js";

@@ -105,7 +105,6 @@ describe("search index migration (schema step 3)", () => {
     await store.init();
     await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
     process.off("warning", onWarning);
-    assert.equal(store.searchMode, "words");
     assert.deepEqual(warnings, []);
     const { id } = await store.createSession("o");
     await store.appendEntries("o", id, [make.user("w1", null, "calls readBranch twice")]);

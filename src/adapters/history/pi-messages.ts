@@ -1,11 +1,12 @@
 import type { EntryDraft } from "../../core/entry.js";
-import type {
-  AssistantMessage,
-  ContentBlock,
-  ImageContent,
-  TextContent,
-  ToolResultMessage,
-  UserMessage,
+import {
+  type AssistantMessage,
+  type ContentBlock,
+  type ImageContent,
+  type TextContent,
+  type ToolResultMessage,
+  type UserMessage,
+  zeroUsage,
 } from "../../core/messages.js";
 import { ORIGIN_KEY, type Origin } from "./origin.js";
 
@@ -21,18 +22,6 @@ export interface ModelLabel {
 }
 
 export const UNKNOWN_MODEL: ModelLabel = { provider: "unknown", model: "unknown" };
-
-/** pi's usage record with nothing counted: the frameworks report usage per run, not per item. */
-function noUsage(): Record<string, unknown> {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
-}
 
 export function userDraft(content: UserMessage["content"], origin: Origin): EntryDraft {
   const message: UserMessage = { role: "user", content, timestamp: Date.now(), [ORIGIN_KEY]: origin };
@@ -51,7 +40,7 @@ export function assistantDraft(
     ...(label.api === undefined ? {} : { api: label.api }),
     provider: label.provider,
     model: label.model,
-    usage: noUsage(),
+    usage: zeroUsage(),
     stopReason,
     timestamp: Date.now(),
     [ORIGIN_KEY]: origin,

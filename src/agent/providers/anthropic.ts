@@ -1,12 +1,12 @@
 import type { StopReason } from "../../core/messages.js";
 import { anthropicBody } from "../convert/anthropic-payload.js";
 import {
-  emptyUsage,
   type Provider,
   type ProviderEvent,
   type ProviderRequest,
   type Usage,
   usageOf,
+  zeroUsage,
 } from "../provider.js";
 import { responseError, streamError, thrownError, truncatedError } from "./faults.js";
 import { readSse } from "./sse.js";
@@ -59,7 +59,7 @@ export class AnthropicProvider implements Provider {
     let stop: string | undefined;
     let sawStop = false;
     const usage = (): Usage =>
-      input || output ? usageOf(input, output, cacheRead, cacheWrite) : emptyUsage();
+      input || output ? usageOf(input, output, cacheRead, cacheWrite) : zeroUsage();
     try {
       const body = this.requestBody(request).body;
       const response = await fetch(`${baseUrl}/v1/messages`, { method: "POST", headers, body, signal });

@@ -1,12 +1,12 @@
 import type { StopReason } from "../../core/messages.js";
 import { openAiBody } from "../convert/openai-payload.js";
 import {
-  emptyUsage,
   type Provider,
   type ProviderEvent,
   type ProviderRequest,
   type Usage,
   usageOf,
+  zeroUsage,
 } from "../provider.js";
 import { responseError, streamError, thrownError, truncatedError } from "./faults.js";
 import { readSse } from "./sse.js";
@@ -52,7 +52,7 @@ export class OpenAiProvider implements Provider {
     const headers: Record<string, string> = { "content-type": "application/json", ...this.options.headers };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
     const calls = new Map<number, PartialCall>();
-    let usage: Usage = emptyUsage();
+    let usage: Usage = zeroUsage();
     let finish: string | undefined;
     let sawDone = false;
     try {

@@ -15,9 +15,6 @@ import { inTransaction, type PgClient, type PgPool } from "./connection.js";
  * at query time.
  */
 
-/** How a database searches: words and identifier pieces, on every PostgreSQL (no extension needed). */
-export type PgSearchMode = "words";
-
 const INSERT_CHUNK = 500;
 
 /**
@@ -128,14 +125,6 @@ export async function drainSearchBacklog(pool: PgPool): Promise<number> {
   }
 }
 
-/**
- * The search mode of a database: words and identifier pieces, everywhere (the index needs no
- * extension). Kept as a step of `init` so a future mode has a place to be decided.
- */
-export async function ensureSearchIndex(_pool: PgPool): Promise<PgSearchMode> {
-  return "words";
-}
-
 interface HitRow {
   pk: string;
   session_id: string;
@@ -158,7 +147,7 @@ export function tsQueryText(phrases: readonly string[][][]): string {
 }
 
 /** The search and the branch state of its hits, from one snapshot. */
-export function searchPostgres(pool: PgPool, query: SearchQuery, _mode: PgSearchMode): Promise<SearchHit[]> {
+export function searchPostgres(pool: PgPool, query: SearchQuery): Promise<SearchHit[]> {
   const params = [
     query.owner,
     tsQueryText(query.phrases),

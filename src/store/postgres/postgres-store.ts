@@ -19,12 +19,7 @@ import { LIST_START, rowToSummary, type SessionRow } from "../sql/rows.js";
 import type { SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import { inTransaction, type PgPool } from "./connection.js";
 import type { PostgresStoreOptions } from "./postgres-config.js";
-import {
-  drainSearchBacklog,
-  ensureSearchIndex,
-  type PgSearchMode,
-  searchPostgres,
-} from "./postgres-search.js";
+import { drainSearchBacklog, searchPostgres } from "./postgres-search.js";
 import { insertSession, PgSessionTx } from "./postgres-tx.js";
 import { PgTxSql } from "./postgres-tx-sql.js";
 import { POSTGRES_SCHEMA } from "./schema.js";
@@ -43,21 +38,10 @@ export class PostgresStore extends EngineStore<SessionRow> {
   /** Collection and archive, when the store was given a blob store (`options.blobs`); else null. */
   readonly blobs: BlobMaintenance | null;
 
-  private readonly pg: PostgresDriver;
-
   constructor(options: PostgresStoreOptions = {}) {
     const driver = new PostgresDriver(options);
     super(driver, sqlPayloads(driver, options.blobs));
-    this.pg = driver;
     this.blobs = blobMaintenance(this.payloads as SqlPayloads | undefined, this);
-  }
-
-  /**
-   * How `search` matches, known after `init`: "words" (words and identifier pieces; see
-   * docs/stores.md, "Search in the stores").
-   */
-  get searchMode(): PgSearchMode {
-    return this.pg.searchMode;
   }
 }
 
@@ -67,7 +51,6 @@ class PostgresDriver implements StoreDriver<SessionRow> {
   private readonly options: Readonly<PostgresStoreOptions>;
   private readonly insertChunk: number;
   private pool: PgPool | null = null;
-  searchMode: PgSearchMode = "words";
 
   constructor(options: PostgresStoreOptions) {
     this.options = Object.freeze({ ...options });
@@ -80,7 +63,6 @@ class PostgresDriver implements StoreDriver<SessionRow> {
     await runPostgresMigrations(pool, POSTGRES_SCHEMA);
     // Sessions stored before the search index existed (schema step 3) are indexed before first use.
     await drainSearchBacklog(pool);
-    this.searchMode = await ensureSearchIndex(pool);
     this.pool = pool;
   }
 
@@ -143,7 +125,7 @@ class PostgresDriver implements StoreDriver<SessionRow> {
   }
 
   search(query: SearchQuery): Promise<SearchHit[]> {
-    return searchPostgres(this.connection(), query, this.searchMode);
+    return searchPostgres(this.connection(), query);
   }
 
   private connection(): PgPool {
