@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { after, describe, test } from "node:test";
+import pc from "picocolors";
+import type { AgentEvent } from "../../src/agent/index.js";
 import { COMMANDS } from "../../src/cli/chat/commands.js";
+import { ChatRenderer } from "../../src/cli/chat/render.js";
 import { type ChatOptions, runChat } from "../../src/cli/commands/chat-run.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 
@@ -65,6 +68,41 @@ describe("chat commands", () => {
     assert.match(hidden, /\(thinking…\)\n\(scripted\) You said: ponder/);
     assert.doesNotMatch(hidden, /┊/);
   });
+});
+
+describe("the renderer with colours on or off", () => {
+  const reply = { role: "assistant", content: [], api: "x", provider: "x", model: "x" } as never;
+  const events = (kinds: ["thinking" | "text", string][]): AgentEvent[] => [
+    { type: "message_start", message: reply },
+    ...kinds.map(
+      ([kind, text]) => ({ type: "message_update", message: reply, delta: { kind, text } }) as const,
+    ),
+    { type: "message_end", message: reply },
+  ];
+  function render(colors: boolean, hideThinking: boolean): string {
+    let printed = "";
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        printed += chunk.toString();
+        done();
+      },
+    });
+    const renderer = new ChatRenderer(output, { hideThinking, colors: pc.createColors(colors) });
+    for (const event of events([
+      ["thinking", "hmm\nyes"],
+      ["text", "the answer"],
+    ]))
+      renderer.onEvent(event);
+    return plain(printed);
+  }
+
+  // A colour's closing code written after a newline once made the renderer add a blank line.
+  for (const colors of [false, true]) {
+    test(`colours ${colors ? "on" : "off"}: the same lines`, () => {
+      assert.equal(render(colors, true), "(thinking…)\nthe answer\n");
+      assert.equal(render(colors, false), "┊ hmm\n┊ yes\nthe answer\n");
+    });
+  }
 });
 
 describe("resume shows where you are", () => {

@@ -1,10 +1,14 @@
 import pc from "picocolors";
 import type { AgentEvent } from "../../agent/index.js";
 import { messageText, type ToolCallContent } from "../../core/messages.js";
+import type { Colors } from "../io.js";
 import { RetryCountdown } from "./countdown.js";
 import { MarkdownStream } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean };
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what is matched.
+const TRAILING_CODES = /(\x1b\[[0-9;]*m)+$/;
 
 /**
  * Shows the agent's events in the terminal: thinking in a dim block apart from the answer (or a
@@ -16,11 +20,13 @@ export class ChatRenderer {
   private readonly countdown: RetryCountdown;
   private block: "none" | "thinking" | "text" = "none";
   private atLineStart = true;
+  private readonly colors: Colors;
 
   constructor(
     private readonly output: Output,
-    private readonly options: { hideThinking?: boolean } = {},
+    private readonly options: { hideThinking?: boolean; colors?: Colors } = {},
   ) {
+    this.colors = options.colors ?? pc;
     this.countdown = new RetryCountdown(output, (line) => this.line(line));
   }
 
@@ -36,7 +42,7 @@ export class ChatRenderer {
       this.endBlock();
       this.countdown.start(event);
     } else {
-      const line = noticeOf(event);
+      const line = noticeOf(event, this.colors);
       if (line !== undefined) this.line(line);
     }
   };
@@ -51,10 +57,10 @@ export class ChatRenderer {
     if (this.block !== "thinking") {
       this.endBlock();
       this.block = "thinking";
-      this.write(pc.dim(this.options.hideThinking ? "(thinking…)\n" : "┊ "));
+      this.write(this.options.hideThinking ? `${this.colors.dim("(thinking…)")}\n` : this.colors.dim("┊ "));
     }
     if (this.options.hideThinking) return;
-    this.write(pc.dim(text.replace(/\n/g, `\n${"┊ "}`)));
+    this.write(this.colors.dim(text.replace(/\n/g, `\n${"┊ "}`)));
   }
 
   private text(text: string): void {
@@ -75,36 +81,37 @@ export class ChatRenderer {
   private write(text: string): void {
     if (text === "") return;
     this.output.write(text);
-    this.atLineStart = text.endsWith("\n");
+    // A colour's closing code may follow the newline (`dim("…\n")`): the line has still ended.
+    this.atLineStart = text.replace(TRAILING_CODES, "").endsWith("\n");
   }
 }
 
 /** The line an event shows, if it shows one. */
-function noticeOf(event: AgentEvent): string | undefined {
+function noticeOf(event: AgentEvent, colors: Colors): string | undefined {
   const number = (n: number) => n.toLocaleString("en-US");
   switch (event.type) {
     case "tool_call_start":
-      return pc.cyan(`[tool] ${describeCall(event.call)}`);
+      return colors.cyan(`[tool] ${describeCall(event.call)}`);
     case "tool_call_end": {
       const refused = (event.result.details as { refused?: string } | undefined)?.refused;
       const label = refused ? "refused" : event.result.isError ? "result error" : "result";
-      return pc.dim(`[${label}] ${firstLines(messageText(event.result), 3, 300)}`);
+      return colors.dim(`[${label}] ${firstLines(messageText(event.result), 3, 300)}`);
     }
     case "compaction_start":
-      return pc.yellow(
+      return colors.yellow(
         `[context ~${number(event.tokens)} of ${number(event.contextWindow)} tokens: compacting…]`,
       );
     case "compaction_end":
-      if (event.error) return pc.red(`[compaction failed, nothing written: ${event.error}]`);
-      return pc.yellow(
+      if (event.error) return colors.red(`[compaction failed, nothing written: ${event.error}]`);
+      return colors.yellow(
         event.entryId ? `[compacted: older turns summarized in ${event.entryId}]` : "[nothing to compact]",
       );
     case "error":
-      return pc.red(`[error] ${event.message}`);
+      return colors.red(`[error] ${event.message}`);
     case "abort":
-      return pc.yellow("[aborted]");
+      return colors.yellow("[aborted]");
     case "prompt_rewound":
-      return pc.yellow(
+      return colors.yellow(
         `[the failed prompt stays in /tree as ${event.userEntryId} but is out of the context]`,
       );
     default:
