@@ -9,9 +9,13 @@
 // loads no server, database or viewer code. Packages stay external (resolved from node_modules at
 // run time) except the small pure ones every command needs.
 //
+// commander requires node:child_process when it loads, only to run executable subcommands, which
+// this CLI has none of: the bundle requires it on first use instead, sparing every command loading
+// child_process, net, dgram and the streams behind them.
+//
 //   node scripts/bundle-cli.mjs [DIST]     (after tsc has written DIST, by default dist/)
-import { copyFileSync, readFileSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
@@ -25,9 +29,77 @@ const external = Object.keys(dependencies).flatMap((name) =>
   BUNDLED_PACKAGES.has(name) ? [] : [name, `${name}/*`],
 );
 
-rmSync(outdir, { recursive: true, force: true });
-const result = await esbuild.build({
-  entryPoints: { main: join(dist, "cli/main.js") },
+const REQUIRE =
+  'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);';
+
+/**
+ * The modules a command loads on demand (targets of `import()`), minus those main loads anyway and
+ * those the compute worker (a thread with no main) may load: paths relative to the root.
+ */
+function loadedAfterMain(inputs, mainPath, workerPath) {
+  const reach = (from, kinds) => {
+    const seen = new Set([from]);
+    for (const path of seen)
+      for (const edge of inputs[path]?.imports ?? [])
+        if (!edge.external && kinds.includes(edge.kind)) seen.add(edge.path);
+    return seen;
+  };
+  const statically = ["import-statement", "require-call"];
+  const always = reach(mainPath, statically);
+  const worker = reach(workerPath, [...statically, "dynamic-import"]);
+  const targets = [...reach(mainPath, [...statically, "dynamic-import"])].flatMap((path) =>
+    (inputs[path]?.imports ?? [])
+      .filter((edge) => !edge.external && edge.kind === "dynamic-import")
+      .map((edge) => edge.path),
+  );
+  return new Set(targets.filter((path) => !always.has(path) && !worker.has(path)));
+}
+
+/**
+ * Makes each module loaded on demand import main (already loaded when it runs: no effect at run
+ * time). esbuild puts code in one chunk per set of entry points that reach it, and does not know
+ * that main always runs first: without this, what main loads is cut into a dozen chunks by which
+ * commands share which part, and every command pays for resolving, reading and linking each one.
+ * With it, what main loads is one chunk.
+ */
+function afterMain(onDemand) {
+  return {
+    name: "after-main",
+    setup(build) {
+      build.onLoad({ filter: /\.js$/ }, ({ path }) => {
+        if (!onDemand.has(relative(root, path))) return undefined;
+        const source = readFileSync(path, "utf8");
+        return {
+          contents: `${source}\nimport ${JSON.stringify(main)};\n`,
+          loader: "js",
+          resolveDir: dirname(path),
+        };
+      });
+    },
+  };
+}
+
+/** Rewrites commander's `require('node:child_process')` to a require on first use (see above). */
+const lazyChildProcessInCommander = {
+  name: "lazy-child-process-in-commander",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, ({ path }) => {
+      const eager = "const childProcess = require('node:child_process');";
+      const source = readFileSync(path, "utf8");
+      // A commander that no longer reads it this way fails the build: never a silent slowdown.
+      if (!source.includes(eager)) throw new Error(`${path}: no "${eager}" to make lazy`);
+      const lazy =
+        "const childProcess = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });";
+      return { contents: source.replace(eager, lazy), loader: "js" };
+    });
+  },
+};
+
+const main = join(dist, "cli/main.js");
+const options = {
+  // The service's compute worker is started by its file name, beside the chunk that starts it.
+  entryPoints: { main, "compute-worker": join(dist, "server/work/compute-worker.js") },
+  absWorkingDir: root,
   outdir,
   bundle: true,
   splitting: true,
@@ -35,13 +107,29 @@ const result = await esbuild.build({
   platform: "node",
   target: "node20",
   external: [...external, "esbuild", "tsx", "tsx/*"],
-  // commander is CommonJS: give the bundle a `require` for the node built-ins it requires.
-  banner: {
-    js: 'import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);',
-  },
   metafile: true,
+  write: false,
   logLevel: "warning",
+};
+
+// First pass: the module graph, to find what every command loads and what each loads on demand.
+const graph = (await esbuild.build({ ...options, plugins: [lazyChildProcessInCommander] })).metafile;
+const onDemand = loadedAfterMain(
+  graph.inputs,
+  relative(root, main),
+  relative(root, options.entryPoints["compute-worker"]),
+);
+const result = await esbuild.build({
+  ...options,
+  plugins: [lazyChildProcessInCommander, afterMain(onDemand)],
 });
+
+rmSync(outdir, { recursive: true, force: true });
+mkdirSync(outdir, { recursive: true });
+for (const file of result.outputFiles) {
+  // commander is CommonJS: the chunks that require (node built-ins) get a `require` of their own.
+  writeFileSync(file.path, /\brequire\b/.test(file.text) ? `${REQUIRE}\n${file.text}` : file.text);
+}
 
 // The viewer's page script is found beside the module that serves it (viewer/page-script.ts),
 // which in the bundle is a chunk of this folder.

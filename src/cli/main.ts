@@ -1,8 +1,8 @@
 import { CommanderError } from "commander";
 import { Cli } from "./command-context.js";
+import { programFor } from "./command-table.js";
 import { EXIT_OK, EXIT_USAGE, errorCode, exitCodeFor } from "./exit.js";
 import { type CliIO, colorsFor, processIO } from "./io.js";
-import { buildProgram } from "./program.js";
 
 /**
  * Runs the command line `argv` (without node and the script) and returns the exit status:
@@ -10,7 +10,7 @@ import { buildProgram } from "./program.js";
  */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const cli = new Cli(io);
-  const program = buildProgram(cli);
+  const program = programFor(argv, cli);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return cli.exitCode;

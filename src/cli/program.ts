@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import type { Command } from "commander";
 import type { Cli } from "./command-context.js";
 import * as archive from "./commands/archive.js";
 import * as backup from "./commands/backup.js";
@@ -24,28 +24,19 @@ import * as stats from "./commands/stats.js";
 import * as sync from "./commands/sync.js";
 import * as tree from "./commands/tree.js";
 import * as view from "./commands/view.js";
+import { rootProgram } from "./root-program.js";
 
 /**
- * The `sessiontree` program. Global options (`--root`, `--pi`, `--json`) are accepted before or
- * after the command. Commander never exits the process: `main` turns its errors into exit codes.
+ * The whole `sessiontree` program: every command, in the order help lists them. `main` builds it
+ * only for help, `--help` and what names no command; a run of one command registers just that one
+ * (command-table.ts, which must list the same commands: test/cli/command-table.unit.test.ts).
  *
- * Registering is cheap: a command module holds only its options and help, and its action imports
- * what does the work, so each run loads one command's code (`ls` never loads the server, the
- * databases or the agent). scripts/cli-modules.mjs shows what a command loads.
+ * A command module holds only its options and help, and its action imports what does the work, so
+ * each run loads one command's code (`ls` never loads the server, the databases or the agent).
+ * scripts/cli-modules.mjs shows what a command loads.
  */
 export function buildProgram(cli: Cli): Command {
-  const program = new Command("sessiontree")
-    .description("Agent history as an append-only tree: list, draw, navigate, repair and move sessions")
-    .version("0.1.0")
-    .option("--root <dir>", "sessions root (default: $SESSIONTREE_ROOT or ~/.sessiontree)")
-    .option("--pi [dir]", "work on a pi agent directory (default: ~/.pi/agent)")
-    .option("--json", "machine-readable output")
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => cli.io.out(text),
-      writeErr: (text) => cli.io.err(text),
-    })
-    .showHelpAfterError("(run with --help for usage)");
+  const program = rootProgram(cli);
   for (const command of [
     ls,
     tree,

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { defaultPiAgentDir } from "../../file/paths.js";
@@ -47,7 +46,7 @@ export function register(program: Command): void {
       process.stdout.write(`  ${origin.source}: ${origin.location}${origin.exists ? "" : " (not found)"}\n`);
     }
     process.stdout.write("Press Ctrl+C to stop.\n");
-    if (options.open !== false) openBrowser(viewer.url);
+    if (options.open !== false) await openBrowser(viewer.url);
   });
 }
 
@@ -59,8 +58,12 @@ function parsePort(text: string): number {
   return port;
 }
 
-/** Best effort: a machine without a desktop still has the printed address. */
-function openBrowser(url: string): void {
+/**
+ * Best effort: a machine without a desktop still has the printed address. node:child_process is
+ * loaded here, not at the top: it brings net and dgram, which every other command would pay for.
+ */
+async function openBrowser(url: string): Promise<void> {
+  const { spawn } = await import("node:child_process");
   const command = process.platform === "darwin" ? "open" : process.platform === "win32" ? "cmd" : "xdg-open";
   const args = process.platform === "win32" ? ["/c", "start", "", url] : [url];
   try {

@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import type { createHash as CreateHash } from "node:crypto";
+import { createRequire } from "node:module";
 import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
 import { newEntryId } from "../../core/ids.js";
 
@@ -35,10 +36,7 @@ export class StreamingMigrator {
   }
 
   private toV2(entry: Raw): void {
-    const stable = createHash("sha256")
-      .update(`${this.sessionId}:${this.idsByIndex.length}`)
-      .digest("hex")
-      .slice(0, 8);
+    const stable = sha256().update(`${this.sessionId}:${this.idsByIndex.length}`).digest("hex").slice(0, 8);
     const id = this.taken.has(stable) ? newEntryId((candidate) => this.taken.has(candidate)) : stable;
     this.taken.add(id);
     entry.id = id;
@@ -56,4 +54,15 @@ export class StreamingMigrator {
 function toV3(entry: Raw): void {
   const message = entry.message as Raw | undefined;
   if (entry.type === "message" && message && message.role === "hookMessage") message.role = "custom";
+}
+
+let createHash: typeof CreateHash | undefined;
+
+/**
+ * node:crypto loaded on first use: only a v1 file needs it, and every CLI command loads this
+ * module (its start-up time is measured: bench/cli-startup.ts).
+ */
+function sha256() {
+  createHash ??= (createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto")).createHash;
+  return createHash("sha256");
 }
