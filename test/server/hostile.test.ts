@@ -330,17 +330,20 @@ describe("rate limit", () => {
   });
 
   it("counts all of a user's keys in one bucket: ten keys do not make ten limits", async () => {
-    const t = await startTestServer("sqlite", { rateLimit: { perSecond: 10, burst: 20 } });
+    const t = await startTestServer("sqlite", { rateLimit: { perSecond: 1, burst: 20 } });
     try {
       const keys = await Promise.all(Array.from({ length: 10 }, () => t.key("many-keys")));
+      const started = performance.now();
       const calls = Array.from({ length: 250 }, (_, i) =>
         t.call("GET", "/v1/sessions?limit=1", { key: keys[i % keys.length] }),
       );
       const statuses = (await Promise.all(calls)).map((r) => r.status);
+      const seconds = (performance.now() - started) / 1000;
       const ok = statuses.filter((status) => status === 200).length;
       assert.equal(ok + statuses.filter((status) => status === 429).length, 250);
-      // The burst (20) plus what refills while 250 requests run (10/s): far from 250.
-      assert.ok(ok >= 20 && ok <= 60, `${ok} of 250 passed`);
+      // One bucket: the burst (20) plus what refills while the requests run (1/s), however slow
+      // the machine; a bucket per key would pass 10 × 20 = 200.
+      assert.ok(ok >= 20 && ok <= 21 + Math.ceil(seconds) && ok < 100, `${ok} of 250 passed in ${seconds} s`);
     } finally {
       await t.close();
     }

@@ -25,7 +25,8 @@ interface KeyedAppend {
 
 /** Sends until the server answers 2xx (a connection refused or reset, or a 409 race, is retried). */
 async function untilAnswered(url: () => string, token: string, session: string, append: KeyedAppend) {
-  const deadline = Date.now() + 20_000;
+  // Long: a restart on a loaded machine takes seconds; the deadline only bounds a real failure.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     let answer: CallResult | undefined;
     try {
@@ -41,7 +42,7 @@ async function untilAnswered(url: () => string, token: string, session: string, 
     if (answer && answer.status !== 409 && answer.status < 500) {
       throw new Error(`${append.key}: ${answer.status} ${answer.text}`);
     }
-    if (Date.now() > deadline) throw new Error(`${append.key}: still ${answer?.status} after 20 s`);
+    if (Date.now() > deadline) throw new Error(`${append.key}: still ${answer?.status} after 90 s`);
     await sleep(50);
   }
 }

@@ -8,6 +8,7 @@ import {
   LeafQuery,
   SessionParams,
 } from "../schemas.js";
+import { entryPageAnswer } from "../work/entry-pages.js";
 import { branchAnswer } from "../work/whole-reads.js";
 import { appendDrafts } from "./append.js";
 import { SESSION_ERRORS, WHOLE_READ_ERRORS, WRITE_ERRORS } from "./common.js";
@@ -43,8 +44,8 @@ export const readEntries = defineRoute({
   params: SessionParams,
   query: EntriesQuery,
   responses: { 200: { description: "A page of entries", schema: EntryPage }, ...SESSION_ERRORS },
-  async handle({ params, query, principal, services }) {
-    return { body: await services.store.readEntries(principal.userId, params.id, query) };
+  handle({ params, query, principal, services }) {
+    return entryPageAnswer(services, principal.userId, params.id, query);
   },
 });
 

@@ -1,15 +1,15 @@
 import { TimeSlicer } from "./time-slicer.js";
 
 /**
- * Text pieces as a byte stream, read one piece per pull (so a slow reader slows the reads: the
+ * Text (or byte) pieces as a byte stream, read one piece per pull (so a slow reader slows the reads: the
  * socket's back-pressure reaches the store), giving the event loop back whenever a slice is used
  * up. `done` runs once when the stream ends, fails or is cancelled (the client went away).
  */
 export function pieceStream(
-  pieces: AsyncIterable<string> | Iterable<string>,
+  pieces: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
   done: () => void = () => {},
 ): ReadableStream<Uint8Array> {
-  const iterator: AsyncIterator<string> | Iterator<string> =
+  const iterator: AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array> =
     Symbol.asyncIterator in pieces ? pieces[Symbol.asyncIterator]() : pieces[Symbol.iterator]();
   const encoder = new TextEncoder();
   const slicer = new TimeSlicer();
@@ -22,7 +22,10 @@ export function pieceStream(
           if (next.done) {
             done();
             controller.close();
-          } else controller.enqueue(encoder.encode(next.value));
+          } else {
+            const { value } = next;
+            controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
+          }
         } catch (error) {
           // The answer's status and first lines are sent already: the client sees a cut-off body.
           done();

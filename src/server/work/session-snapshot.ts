@@ -1,47 +1,39 @@
-import type { SessionEntry, SessionHeader } from "../../core/entry.js";
-import { SessionTree } from "../../core/tree.js";
+import type { SessionEntry } from "../../core/entry.js";
+import { isImported } from "../../format/stats.js";
 import type { SessionSummary } from "../../store/store.js";
 import type { ServerServices } from "../services.js";
+import type { ComputeHandle } from "./compute-pool.js";
 import type { TimeSlicer } from "./time-slicer.js";
 
-export interface SessionSnapshot {
-  summary: SessionSummary;
-  header: SessionHeader;
-  /** Every entry in storage order, as of `summary.revision`. */
-  entries: SessionEntry[];
-  tree: SessionTree;
-}
-
 /**
- * A whole session read in pages (the store's `openPages`), yielding between them, instead of one
- * `loadSession` that parses every entry in one synchronous stretch. Pages go by storage position
- * up to the summary's count, so the answer is the session at the summary's revision, whatever is
- * appended meanwhile, and carries that revision. `keep` may slim each entry as it arrives (the
- * tree needs no message text), so what is not needed dies young instead of burdening the old
- * generation's garbage collection.
+ * A whole session read in pages (the store's `openPages`), each page handed to a compute job as it
+ * arrives, giving the event loop back after each page, then the session's head (leaf, cwd, imported) for the job to
+ * finish with. Pages go by storage position up to the summary's count, so the answer is the
+ * session at the summary's revision, whatever is appended meanwhile; the summary is returned for
+ * its revision. `keep` may slim each entry (the tree needs no message text): less to copy to the
+ * worker.
  */
-export async function readSnapshot(
+export async function feedSession(
   services: ServerServices,
   owner: string,
   sessionId: string,
+  job: ComputeHandle,
   slicer: TimeSlicer,
-  keep: (entry: SessionEntry) => SessionEntry = (entry) => entry,
-): Promise<SessionSnapshot> {
+  keep?: (entry: SessionEntry) => SessionEntry,
+): Promise<SessionSummary> {
   const { summary, header, pages } = await services.store.openPages(owner, sessionId);
-  const entries: SessionEntry[] = [];
-  const tree = new SessionTree();
   for await (const page of pages) {
-    for (const read of page) {
-      const entry = keep(read);
-      entries.push(entry);
-      tree.load(entry);
-      if (slicer.due()) await slicer.pause();
-    }
-    await slicer.breathe();
+    job.add(keep ? page.map(keep) : page);
+    // One page per event-loop turn: on SQLite each page is a synchronous query and its parse.
+    await slicer.pause();
   }
-  // Loading leaves the tree at the last entry; the session's leaf is the store's.
-  tree.restoreLeaf(summary.leafId);
-  return { summary, header, entries, tree };
+  job.endSession({
+    sessionId: summary.id,
+    cwd: summary.cwd,
+    leafId: summary.leafId,
+    imported: isImported(header),
+  });
+  return summary;
 }
 
 /**

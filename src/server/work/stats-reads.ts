@@ -1,21 +1,17 @@
 import { NotFoundError } from "../../core/errors.js";
-import {
-  DEFAULT_IDLE_GAP_MS,
-  isImported,
-  RootStatsBuilder,
-  type StatsGrouping,
-  sessionStats,
-} from "../../format/stats.js";
+import { DEFAULT_IDLE_GAP_MS, type StatsGrouping } from "../../format/stats.js";
 import { HttpError } from "../http/http-error.js";
 import type { Reply } from "../http/route.js";
 import type { ServerServices } from "../services.js";
+import { computePool } from "./compute-pool.js";
 import { gatedRead } from "./read-gate.js";
-import { readSnapshot } from "./session-snapshot.js";
+import { feedSession } from "./session-snapshot.js";
 import { TimeSlicer } from "./time-slicer.js";
 
 /**
- * The stats answers: `sessiontree stats`'s own functions (src/format/stats*.ts) over sessions read
- * in pages that yield (work/session-snapshot.ts), under the whole-read caps (work/read-gate.ts).
+ * The stats answers: `sessiontree stats`'s own functions (src/format/stats*.ts), run by a compute
+ * worker (work/compute-jobs.ts) over sessions the event loop reads in pages that yield
+ * (work/session-snapshot.ts), under the whole-read caps (work/read-gate.ts).
  */
 export interface StatsQueryFields {
   /** A date (UTC midnight), a date and time with its zone, or a time ago: 30m, 12h, 7d, 2w. */
@@ -40,19 +36,13 @@ export function sessionStatsAnswer(
   const since = sinceOf(query.since, now);
   const idleGapMs = idleGapOf(query.idle);
   return gatedRead(services, owner, async () => {
-    const { summary, header, tree } = await readSnapshot(services, owner, sessionId, new TimeSlicer());
-    const imported = isImported(header);
-    const stats = sessionStats(tree, { imported, idleGapMs, since });
-    const body = {
-      sessionId: summary.id,
-      cwd: summary.cwd,
-      name: tree.getSessionName() ?? null,
-      imported,
-      leafId: summary.leafId,
-      since: since === undefined ? null : new Date(since).toISOString(),
-      ...stats,
-    };
-    return { body, revision: summary.revision };
+    const job = computePool().open({ kind: "stats", since, idleGapMs });
+    try {
+      const summary = await feedSession(services, owner, sessionId, job, new TimeSlicer());
+      return { body: statsValue(await job.finish()), revision: summary.revision };
+    } finally {
+      job.drop();
+    }
   });
 }
 
@@ -67,31 +57,33 @@ export function rootStatsAnswer(
   now = Date.now(),
 ): Promise<Reply> {
   const since = sinceOf(query.since, now);
-  const builder = new RootStatsBuilder({
+  const task = {
+    kind: "rootStats",
     by: query.by ?? "session",
     since,
     idleGapMs: idleGapOf(query.idle),
-  });
+  } as const;
   return gatedRead(services, owner, async () => {
     const slicer = new TimeSlicer();
-    for (const sessionId of await activeSessionIds(services, owner)) {
-      const snapshot = await readSnapshot(services, owner, sessionId, slicer).catch(unlessGone);
-      if (snapshot === null) continue;
-      const { summary, header, tree } = snapshot;
-      builder.add({
-        tree,
-        sessionId,
-        path: sessionId,
-        cwd: summary.cwd,
-        name: tree.getSessionName() ?? null,
-        imported: isImported(header),
-      });
-      await slicer.breathe();
+    const job = computePool().open(task);
+    try {
+      for (const sessionId of await activeSessionIds(services, owner)) {
+        await feedSession(services, owner, sessionId, job, slicer).catch((error: unknown) => {
+          unlessGone(error);
+          job.discardSession();
+        });
+        await slicer.breathe();
+      }
+      return { body: statsValue(await job.finish()) };
+    } finally {
+      job.drop();
     }
-    const stats = builder.build();
-    // A group by session names its file in the CLI; here the key is the session's id already.
-    return { body: { ...stats, groups: stats.groups.map(({ path: _path, ...group }) => group) } };
   });
+}
+
+function statsValue(result: { bytes: Uint8Array } | { value: unknown }): unknown {
+  if (!("value" in result)) throw new Error("compute worker: no value for stats");
+  return result.value;
 }
 
 /** Every active session of the owner, listed before any is read (reading takes a while, and a write moves a session in the newest-first list). */
@@ -107,8 +99,8 @@ async function activeSessionIds(services: ServerServices, owner: string): Promis
 }
 
 /** A session deleted while the sweep ran is left out, as if the sweep had started later. */
-function unlessGone(error: unknown): null {
-  if (error instanceof NotFoundError && error.code === "session_not_found") return null;
+function unlessGone(error: unknown): void {
+  if (error instanceof NotFoundError && error.code === "session_not_found") return;
   throw error;
 }
 
