@@ -3,7 +3,7 @@
  * SessionManager in the same run, on the same files; prints a table and writes docs/benchmarks.md.
  * `--quick` is a smoke run (smaller sizes, fewer runs). `--keep` leaves the generated files.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -22,9 +22,13 @@ import { parseReference } from "./reference.js";
 import { consoleTable, environment, markdownTable, targetSummary } from "./report.js";
 import type { Row } from "./results.js";
 import { measureScale, type ScaleRow, scaleTable } from "./scale.js";
+import { measureSearchSuite, type SearchSuiteResult } from "./search-suite.js";
 import { mb } from "./stats.js";
 
 const quick = process.argv.includes("--quick");
+const DOC = "docs/benchmarks.md";
+/** Written by bench/adapters.ts, kept by this run (see `sectionsOfOthers`). */
+const ADAPTERS_HEADING = "## Framework adapters";
 const keep = process.argv.includes("--keep");
 const config = quick
   ? {
@@ -194,6 +198,11 @@ try {
 
   scaleRows = measureScale(root, config.scale, log);
   log("scale done");
+  // Search and stats over 2,000 sessions / 1M entries (issue 18); long: `--skip-search` leaves it out.
+  const search: SearchSuiteResult | null = process.argv.includes("--skip-search")
+    ? null
+    : await measureSearchSuite(join(root, "search"), { quick, log });
+  extraTargets.push(...(search?.targets ?? []));
 
   const table = markdownTable(rows);
   const targets = [...targetSummary(rows, ceiling), ...extraTargets];
@@ -235,6 +244,7 @@ try {
     "",
     scaleTable(scaleRows),
     "",
+    ...(search ? ["## Search and stats", "", ...search.markdown, ""] : []),
     "## How to read it",
     "",
     "- *SessionManager.open + buildSessionContext* resumes through a sidecar index `<file>.idx` (ids, parents, kinds, offsets;",
@@ -254,7 +264,7 @@ try {
     "  interleaved ratios much less.",
     "",
   ].join("\n");
-  if (!quick || process.argv.includes("--write")) writeFileSync("docs/benchmarks.md", doc);
+  if (!quick || process.argv.includes("--write")) writeFileSync(DOC, doc + sectionsOfOthers());
   log(
     quick
       ? "quick run: docs/benchmarks.md left as is (add --write to overwrite)"
@@ -262,4 +272,15 @@ try {
   );
 } finally {
   if (!keep) rmSync(root, { recursive: true, force: true });
+}
+
+/**
+ * The sections of docs/benchmarks.md that other scripts write (`npm run bench:adapters`), kept as
+ * they are: this run measures none of it. Each starts at its heading and runs to the end.
+ */
+function sectionsOfOthers(): string {
+  if (!existsSync(DOC)) return "";
+  const old = readFileSync(DOC, "utf8");
+  const at = old.indexOf(`\n${ADAPTERS_HEADING}`);
+  return at < 0 ? "" : old.slice(at);
 }

@@ -121,6 +121,67 @@ async function measure(name: string, store: SessionStore): Promise<Row> {
   }
 }
 
+// A turn's read (issue 14.5): what an agent that holds the path up to the previous turn reads of a
+// 2,000-entry path, `readBranchSince` of the last turn's 2 entries, against `readBranch` of it all.
+const TURN_PATH = 2000;
+const TURN_NEW = 2;
+
+interface TurnReadRow {
+  backend: string;
+  wholeMs: number;
+  sinceMs: number;
+}
+
+async function turnReads(name: string, store: SessionStore): Promise<TurnReadRow> {
+  await store.init();
+  try {
+    const owner = `bench-turn-${Date.now()}`;
+    const { id } = await store.createSession(owner);
+    const path = chain("turn", TURN_PATH, null);
+    await store.appendEntries(owner, id, path);
+    const known = path[TURN_PATH - TURN_NEW - 1]?.id as string;
+    const timed = async (read: () => Promise<number>, expected: number) => {
+      const times: number[] = [];
+      for (let i = 0; i < READS * RUNS + 2; i++) {
+        const started = performance.now();
+        const count = await read();
+        if (count !== expected) throw new Error(`${name}: a turn read returned ${count} entries`);
+        if (i >= 2) times.push(performance.now() - started); // the first two warm caches
+      }
+      return median(times);
+    };
+    const wholeMs = await timed(async () => (await store.readBranch(owner, id)).length, TURN_PATH);
+    const sinceMs = await timed(
+      async () => (await store.readBranchSince(owner, id, known)).entries.length,
+      TURN_NEW,
+    );
+    return { backend: name, wholeMs, sinceMs };
+  } finally {
+    await store.close();
+  }
+}
+
+function turnReadTable(rows: TurnReadRow[]): string {
+  return [
+    `| backend | whole path: \`readBranch\` (ms) | new part: \`readBranchSince\` of the last ${TURN_NEW} (ms) | ratio |`,
+    "|---|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.backend} | ${r.wholeMs.toFixed(2)} | ${r.sinceMs.toFixed(3)} | ${(r.wholeMs / r.sinceMs).toFixed(0)}× |`,
+    ),
+  ].join("\n");
+}
+
+async function turnReadBench(dir: string, pgUrl: string): Promise<string> {
+  const rows = [
+    await turnReads("memory", new MemoryStore()),
+    await turnReads("jsonl", new JsonlStore({ root: join(dir, "turn-jsonl") })),
+    await turnReads("sqlite", new SqliteStore({ path: join(dir, "turn.db") })),
+    await turnReads("postgres", new PostgresStore({ connectionString: pgUrl })),
+  ];
+  return turnReadTable(rows);
+}
+
 /** A bare session row for the driver-alone runs (the entries' foreign key needs one). */
 const RAW_SESSION = `INSERT INTO sessions (owner, id, revision, cwd, created_at, modified_at, header,
     entry_count, message_count, first_message, search_text)
@@ -354,11 +415,23 @@ async function main(): Promise<void> {
     console.log(await offloadBench());
     return;
   }
+  if (process.env.BENCH_TURN_ONLY === "1") {
+    const dir = mkdtempSync(join(tmpdir(), "sessiontree-bench-turn-"));
+    const pg = await postgresUrl();
+    try {
+      console.log(await turnReadBench(dir, pg.url));
+    } finally {
+      await pg.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   const dir = mkdtempSync(join(tmpdir(), "sessiontree-bench-"));
   const pg = await postgresUrl();
   const rows: Row[] = [];
   const baselines: Baseline[] = [];
   let offload = "";
+  let turnRead = "";
   try {
     rows.push(await measure("memory", new MemoryStore()));
     rows.push(await measure("jsonl", new JsonlStore({ root: join(dir, "jsonl") })));
@@ -367,13 +440,14 @@ async function main(): Promise<void> {
     baselines.push(await sqliteBaseline(join(dir, "raw.db")));
     baselines.push(await postgresBaseline(pg.url));
     offload = await offloadBench();
+    turnRead = await turnReadBench(dir, pg.url);
   } finally {
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   const result = table(rows);
   const floor = baselineTable(baselines);
-  console.log(`${result}\n\n${floor}\n\n${offload}`);
+  console.log(`${result}\n\n${floor}\n\n${offload}\n\n${turnRead}`);
   const doc = [
     "# Store benchmarks",
     "",
@@ -412,6 +486,15 @@ async function main(): Promise<void> {
     `(median of ${READS}); "references" is the read a viewer or an agent's lazy context makes.`,
     "",
     offload,
+    "",
+    "## A turn's read",
+    "",
+    `An agent that holds the leaf's path as of its last turn reads only what the turn added:`,
+    `\`readBranchSince\` of the last ${TURN_NEW} entries of a ${TURN_PATH.toLocaleString("en")}-entry path, against \`readBranch\` of`,
+    `the whole path, on each backend (medians of ${READS * RUNS} reads after two warm-up reads). The SQL`,
+    "stores' walk up from the leaf stops at the known entry, so the read costs the new entries only.",
+    "",
+    turnRead,
     "",
   ].join("\n");
   writeFileSync(new URL("../docs/stores-benchmarks.md", import.meta.url), doc);

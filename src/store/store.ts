@@ -70,6 +70,20 @@ export interface SessionStore {
     leafId?: string | null,
     options?: PayloadReadOptions,
   ): Promise<SessionEntry[]>;
+  /**
+   * What a reader that holds the path root → `knownId` lacks of the path root → `leafId` (default:
+   * the session's leaf; null: empty), so a turn reads O(new entries), not the whole path again.
+   * When `knownId` is on that path (the leaf itself included), `entries` is the path strictly after
+   * it (possibly empty) and `complete` is false; otherwise (another branch, an unknown id, null) it
+   * is the whole path and `complete` is true. Errors and payloads as `readBranch`.
+   */
+  readBranchSince(
+    owner: string,
+    sessionId: string,
+    knownId: string | null,
+    leafId?: string | null,
+    options?: PayloadReadOptions,
+  ): Promise<BranchSince>;
   /** Entries in storage order, paged: `after` is the last seq seen (0 to start). */
   readEntries(owner: string, sessionId: string, options?: EntryPageOptions): Promise<EntryPage>;
   /**
@@ -263,6 +277,17 @@ export interface ListOptions {
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
+}
+
+/** `readBranchSince`'s answer, read as one snapshot of the session. */
+export interface BranchSince {
+  /** The path after `knownId` (`complete` false), or the whole path (`complete` true). */
+  entries: SessionEntry[];
+  complete: boolean;
+  /** Where the path ends: the `leafId` asked for, or the session's leaf when none was. */
+  leafId: string | null;
+  /** The session's revision at the read. */
+  revision: number;
 }
 
 export interface EntryPageOptions extends PayloadReadOptions {

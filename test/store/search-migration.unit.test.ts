@@ -80,6 +80,28 @@ describe("search index migration (schema step 3)", () => {
     await reopened.close();
   });
 
+  it("PostgreSQL: a phrase matches its words in a row, whole or as identifier pieces", async () => {
+    const database = await freshDatabase("search_phrase");
+    after(() => database.drop());
+    const store = new PostgresStore({ connectionString: database.url });
+    await store.init();
+    const { id } = await store.createSession("o");
+    await store.appendEntries("o", id, [
+      make.user("p1", null, "throw new error here"),
+      make.user("p2", "p1", "throw new value, then a new error"),
+      make.user("p3", "p2", "we call readBranchFlow here"),
+    ]);
+    const found = async (query: string) => (await store.search("o", query)).map((hit) => hit.entryId).sort();
+    assert.deepEqual(await found('"throw new error"'), ["p1"]);
+    assert.deepEqual(await found('"new error"'), ["p1", "p2"]);
+    assert.deepEqual(await found('"error new"'), []);
+    assert.deepEqual(await found("BranchFlow"), ["p3"]);
+    assert.deepEqual(await found('"call readBranch"'), ["p3"]);
+    assert.deepEqual(await found('"readBranch here"'), []);
+    assert.deepEqual(await found('"call read"'), ["p3"]);
+    await store.close();
+  });
+
   it("PostgreSQL: a role that may not create extensions finds words and identifier pieces", async () => {
     const database = await freshDatabase("search_plain");
     const role = `st_plain_${randomBytes(4).toString("hex")}`;

@@ -1,10 +1,12 @@
 import { SessionTreeError } from "../../core/errors.js";
+import { queryTerms } from "../../core/search-query.js";
 import { camelParts, fold, type Token, tokenize } from "./tokens.js";
 
 /**
- * A search query as typed: words, all of which must be found (in any order), and `"quoted
- * phrases"`, whose words must follow one another. A word that is several words to the index
- * (`src/app.ts`, `read_file`) is the phrase of them; a word ending in `*` is a prefix (`pars*`).
+ * A search query (its syntax: `core/search-query.ts`) in the local index's words: words, all of
+ * which must be found (in any order), and `"quoted phrases"`, whose words must follow one another.
+ * A word that is several words to the index (`src/app.ts`, `read_file`) is the phrase of them; a
+ * word ending in `*` is a prefix (`pars*`).
  */
 export interface SearchQuery {
   clauses: QueryClause[];
@@ -16,18 +18,12 @@ export interface QueryClause {
   prefix: boolean;
 }
 
-const PIECE = /"([^"]*)"?|(\S+)/g;
-
 /** Reads a query; one with no word at all (`""`, `--`) is an `invalid_argument` error. */
 export function parseQuery(text: string): SearchQuery {
   const clauses: QueryClause[] = [];
-  for (const match of text.matchAll(PIECE)) {
-    const quoted = match[1];
-    const bare = match[2];
-    const source = quoted ?? bare ?? "";
-    const words = tokenize(source).map((t) => t.folded);
-    if (words.length === 0) continue;
-    clauses.push({ words, prefix: quoted === undefined && source.endsWith("*") });
+  for (const term of queryTerms(text)) {
+    const words = tokenize(term.text).map((t) => t.folded);
+    if (words.length > 0) clauses.push({ words, prefix: term.prefix });
   }
   if (clauses.length === 0)
     throw new SessionTreeError("invalid_argument", `The search query "${text}" has no word to look for`, {

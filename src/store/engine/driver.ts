@@ -90,8 +90,21 @@ export interface ReadTx<S> {
   entries(ref: S, after: number, limit: number | null): DriverStep<SessionEntry[]>;
   /** The path root → `leafId` (parents are always stored before children); [] when it is no entry. */
   branch(ref: S, leafId: string): DriverStep<SessionEntry[]>;
+  /**
+   * The walk of `branch`, stopped at `knownId`: from the leaf up to `knownId` (`reached`: the path
+   * after it, root-first, [] when it is the leaf), or to the root when `knownId` is not on the path
+   * (`reached` false: the whole path; [] when `leafId` is no entry). Costs O(entries after `knownId`).
+   */
+  branchSince(ref: S, leafId: string, knownId: string): DriverStep<BranchTail>;
   /** Whether `entryId` is a stored entry (a hidden leaf marker is none): one index lookup. */
   hasEntry(ref: S, entryId: string): DriverStep<boolean>;
+}
+
+/** `branchSince`'s answer: the path's part below `knownId`, or the whole path when it is not on it. */
+export interface BranchTail {
+  entries: SessionEntry[];
+  /** The walk met `knownId`. */
+  reached: boolean;
 }
 
 /** The reads and writes of one locked session, inside `writeSession`. */

@@ -7,6 +7,7 @@ import { parseSearch } from "../search/search-query.js";
 import type {
   AppendOptions,
   AppendResult,
+  BranchSince,
   CreateSessionInput,
   EntryPage,
   EntryPageOptions,
@@ -38,6 +39,7 @@ import { entryPages, jsonlPieces, pageSizeOf } from "./paged-read.js";
 import { type PayloadHooks, SessionArchivedSignal, withPrepared } from "./payload-hooks.js";
 import {
   branchFlow,
+  branchSinceFlow,
   entryPageFlow,
   exportFlow,
   hasEntryFlow,
@@ -167,6 +169,17 @@ export class EngineStore<S = unknown> implements SessionStore {
   ): Promise<SessionEntry[]> {
     const path = await this.read(owner, sessionId, (tx) => branchFlow(tx, sessionId, leafId));
     return this.resolved(owner, path, options);
+  }
+
+  async readBranchSince(
+    owner: string,
+    sessionId: string,
+    knownId: string | null,
+    leafId?: string | null,
+    options?: PayloadReadOptions,
+  ): Promise<BranchSince> {
+    const read = await this.read(owner, sessionId, (tx) => branchSinceFlow(tx, sessionId, knownId, leafId));
+    return { ...read, entries: await this.resolved(owner, read.entries, options) };
   }
 
   async readEntries(owner: string, sessionId: string, options?: EntryPageOptions): Promise<EntryPage> {

@@ -1,5 +1,5 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
-import type { EntryPage, SessionSummary, StoredSession } from "../store.js";
+import type { BranchSince, EntryPage, SessionSummary, StoredSession } from "../store.js";
 import type { FoundSession, ReadTx } from "./driver.js";
 import { exportSessionJsonl } from "./jsonl-transfer.js";
 import { SessionArchivedSignal } from "./payload-hooks.js";
@@ -56,6 +56,30 @@ export function* branchFlow<S>(
   const path = yield* wait(tx.branch(ref, start));
   if (path.length === 0) throw entryNotFound(sessionId, start);
   return path;
+}
+
+/**
+ * The path root → `leafId` (undefined: the session's leaf; null: empty) after `knownId`, or whole
+ * when `knownId` is not on it: what a reader holding the path up to `knownId` lacks.
+ */
+export function* branchSinceFlow<S>(
+  tx: ReadTx<S>,
+  sessionId: string,
+  knownId: string | null,
+  leafId: string | null | undefined,
+): StoreFlow<BranchSince> {
+  const { ref, summary } = yield* findVisible(tx, sessionId, false);
+  const start = leafId === undefined ? summary.leafId : leafId;
+  const read = { leafId: start, revision: summary.revision };
+  if (start === null) return { entries: [], complete: true, ...read };
+  if (knownId === null) {
+    const path = yield* wait(tx.branch(ref, start));
+    if (path.length === 0) throw entryNotFound(sessionId, start);
+    return { entries: path, complete: true, ...read };
+  }
+  const tail = yield* wait(tx.branchSince(ref, start, knownId));
+  if (!tail.reached && tail.entries.length === 0) throw entryNotFound(sessionId, start);
+  return { entries: tail.entries, complete: !tail.reached, ...read };
 }
 
 /** One page of entries in storage order; positions are 1-based, so `nextAfter` is the last one read. */

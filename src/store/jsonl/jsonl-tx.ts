@@ -2,7 +2,13 @@ import { statSync } from "node:fs";
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import { stampBeforeAppend } from "../../file/file-stamp.js";
 import { encodeLines } from "../../format/jsonl/encode.js";
-import { type FoundSession, HIDDEN_ID, type StoredId, type WriteTx } from "../engine/driver.js";
+import {
+  type BranchTail,
+  type FoundSession,
+  HIDDEN_ID,
+  type StoredId,
+  type WriteTx,
+} from "../engine/driver.js";
 import { detachedEntry } from "../engine/validate-batch.js";
 import type { SessionSummary } from "../store.js";
 import type { JsonlSession } from "./jsonl-session.js";
@@ -40,6 +46,20 @@ export class JsonlSessionTx implements WriteTx<JsonlSession> {
 
   branch({ file }: JsonlSession, leafId: string): SessionEntry[] {
     return file.tree.getEntry(leafId) ? structuredClone(file.tree.getBranch(leafId)) : [];
+  }
+
+  /**
+   * The walk over the tree's positions costs no copy; only the entries after `knownId` are
+   * cloned, which is what a reader pays for.
+   */
+  branchSince({ file }: JsonlSession, leafId: string, knownId: string): BranchTail {
+    if (!file.tree.getEntry(leafId)) return { entries: [], reached: false };
+    const { entries, slots } = file.tree.getBranchSlots(leafId);
+    let from = slots.length;
+    while (from > 0 && entries[slots[from - 1] as number]?.id !== knownId) from--;
+    const reached = from > 0;
+    const after = reached ? slots.subarray(from) : slots;
+    return { entries: structuredClone(Array.from(after, (slot) => entries[slot] as SessionEntry)), reached };
   }
 
   /** A hidden leaf marker's id is taken, but by no entry: `HIDDEN_ID`. */

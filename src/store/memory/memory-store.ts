@@ -1,6 +1,7 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import { type ListQuery, selectPage } from "../engine/cursor.js";
 import type {
+  BranchTail,
   FoundSession,
   InsertOutcome,
   NewSession,
@@ -126,6 +127,11 @@ class MemorySessionTx implements WriteTx<MemorySession> {
     return clone(walkToRoot(session.byId, leafId));
   }
 
+  branchSince(session: MemorySession, leafId: string, knownId: string): BranchTail {
+    const { path, reached } = walkUp(session.byId, leafId, knownId);
+    return { entries: clone(path), reached };
+  }
+
   entriesByIds(session: MemorySession, ids: readonly string[]): Map<string, StoredId> {
     const stored = new Map<string, StoredId>();
     for (const id of ids) {
@@ -157,14 +163,24 @@ class MemorySessionTx implements WriteTx<MemorySession> {
 
 /** Root → `leafId`; parents always precede children (append rules), so the walk ends at a root. */
 function walkToRoot(byId: ReadonlyMap<string, SessionEntry>, leafId: string): SessionEntry[] {
+  return walkUp(byId, leafId, null).path;
+}
+
+/** `stopId` → `leafId`, `stopId` left out (`reached`), or root → `leafId` when the walk never meets it. */
+function walkUp(
+  byId: ReadonlyMap<string, SessionEntry>,
+  leafId: string,
+  stopId: string | null,
+): { path: SessionEntry[]; reached: boolean } {
   const path: SessionEntry[] = [];
   for (let id: string | null = leafId; id !== null; ) {
     const entry = byId.get(id);
     if (!entry) break;
+    if (id === stopId) return { path: path.reverse(), reached: true };
     path.push(entry);
     id = entry.parentId;
   }
-  return path.reverse();
+  return { path: path.reverse(), reached: false };
 }
 
 function clone<T>(value: T): T {

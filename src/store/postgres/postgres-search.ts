@@ -7,6 +7,7 @@ import { indexedWords } from "../search/search-words.js";
 import { markSnippet } from "../search/snippet.js";
 import { payloadToEntry } from "../sql/rows.js";
 import { inTransaction, type PgClient, type PgPool } from "./connection.js";
+import { searchWindows, WINDOW_STEPS, type WindowSteps } from "./postgres-search-window.js";
 
 /**
  * Full-text search on PostgreSQL (schema step 3): `search_entries`, one row per entry with
@@ -18,10 +19,10 @@ import { inTransaction, type PgClient, type PgPool } from "./connection.js";
 const INSERT_CHUNK = 500;
 
 /**
- * The newest `window` matches of the owner's visible sessions, then the best `limit` of them by
- * ts_rank, then their text. The tsquery is a literal the planner sees (a parameter of an unnamed
- * statement), so with the column statistics it takes the GIN index for a rare word and walks
- * `search_entries_doc` backwards for a word that is everywhere, stopping at `window` rows.
+ * The newest `window` matches of the owner's visible sessions above doc `$7` (none: the whole
+ * table; see postgres-search-window.ts), then the best `limit` of them by ts_rank, then their text,
+ * each row with `found`, how many matches the window held. The tsquery and the bound are literals
+ * the planner sees (parameters of an unnamed statement).
  */
 const SEARCH_SQL = `WITH top AS MATERIALIZED (
     SELECT e.doc, e.session_pk, e.entry_id, e.kind, e.timestamp, e.words
@@ -30,6 +31,7 @@ const SEARCH_SQL = `WITH top AS MATERIALIZED (
       AND s.owner = $1
       AND ($3::text IS NULL OR s.id = $3::text)
       AND ($4::boolean OR s.deleted_at IS NULL)
+      AND ($7::bigint IS NULL OR e.doc > $7::bigint)
     ORDER BY e.doc DESC
     LIMIT $5
   ),
@@ -40,7 +42,7 @@ const SEARCH_SQL = `WITH top AS MATERIALIZED (
     LIMIT $6
   )
   SELECT s.pk, s.id AS session_id, s.leaf_id, s.name, s.cwd, s.archived_at,
-    b.entry_id, b.kind, b.timestamp, b.score, e.body
+    b.entry_id, b.kind, b.timestamp, b.score, e.body, (SELECT count(*) FROM top) AS found
   FROM best b JOIN sessions s ON s.pk = b.session_pk JOIN search_entries e ON e.doc = b.doc`;
 
 const PG_SEARCH_SQL = {
@@ -137,6 +139,7 @@ interface HitRow {
   timestamp: string;
   score: number;
   body: string;
+  found: string;
 }
 
 /** The tsquery text: per term, its alternatives as phrases (`<->`, OR'ed), every term required. */
@@ -146,18 +149,30 @@ export function tsQueryText(phrases: readonly string[][][]): string {
   return phrases.map((alternatives) => `(${alternatives.map(phrase).join(" | ")})`).join(" & ");
 }
 
-/** The search and the branch state of its hits, from one snapshot. */
-export function searchPostgres(pool: PgPool, query: SearchQuery): Promise<SearchHit[]> {
+/**
+ * The search and the branch state of its hits, from one snapshot: over the whole owner's history
+ * in growing windows of the newest rows (`steps`), in one session through its key.
+ */
+export function searchPostgres(
+  pool: PgPool,
+  query: SearchQuery,
+  steps: Readonly<WindowSteps> = WINDOW_STEPS,
+): Promise<SearchHit[]> {
+  const window = Math.max(SEARCH_WINDOW, query.limit);
   const params = [
     query.owner,
     tsQueryText(query.phrases),
     query.sessionId,
     query.includeDeleted,
-    Math.max(SEARCH_WINDOW, query.limit),
+    window,
     query.limit,
   ];
   return inTransaction(pool, "repeatable read read only", async (c) => {
-    const rows = (await c.query(PG_SEARCH_SQL.search, params)).rows as unknown as HitRow[];
+    // One session's rows are found through its key: windows of the whole table would mostly miss it.
+    const rows =
+      query.sessionId !== null
+        ? ((await c.query(PG_SEARCH_SQL.search, [...params, null])).rows as unknown as HitRow[])
+        : await searchWindows<HitRow>(c, PG_SEARCH_SQL.search, params, window, steps);
     const onPath = await pathMembers(c, rows);
     return rows
       .map(

@@ -1,5 +1,6 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import type {
+  BranchTail,
   FoundSession,
   InsertOutcome,
   NewSession,
@@ -10,7 +11,14 @@ import type {
 import type { DriverStep } from "../engine/step.js";
 import { entryJson } from "../engine/validate-batch.js";
 import type { SearchTexts } from "../search/search-docs.js";
-import { mutableColumns, payloadToEntry, rowHeader, rowToSummary, type SessionRow } from "../sql/rows.js";
+import {
+  mutableColumns,
+  payloadToEntry,
+  rowHeader,
+  rowToSummary,
+  type SessionRow,
+  tailOfRows,
+} from "../sql/rows.js";
 import type { SessionSummary, TxSql } from "../store.js";
 import type { PgClient } from "./connection.js";
 import { indexEntries } from "./postgres-search.js";
@@ -55,6 +63,11 @@ export class PgSessionTx implements WriteTx<SessionRow> {
   async branch(row: SessionRow, leafId: string): Promise<SessionEntry[]> {
     const { rows } = await this.c.query(SQL.branch, [String(row.pk), leafId]);
     return rows.map((r) => payloadToEntry(r.payload));
+  }
+
+  async branchSince(row: SessionRow, leafId: string, knownId: string): Promise<BranchTail> {
+    const { rows } = await this.c.query(SQL.branchSince, [String(row.pk), leafId, knownId]);
+    return tailOfRows(rows, knownId);
   }
 
   async entriesByIds(row: SessionRow, ids: readonly string[]): Promise<Map<string, StoredId>> {

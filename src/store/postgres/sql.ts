@@ -48,4 +48,18 @@ export const SQL = {
         ) AS e
     )
     SELECT payload FROM path ORDER BY depth DESC`,
+  /**
+   * `branch`'s walk, stopped at $3: its rows are the path after $3 plus $3 itself (its payload left
+   * out), or the whole path when $3 is not on it. A step per row, so O(new).
+   */
+  branchSince: `WITH RECURSIVE path (id, parent_id, payload, depth) AS (
+      SELECT id, parent_id, payload, 0 FROM entries WHERE entry_key = $1::text || '/' || $2::text
+      UNION ALL
+      SELECT e.id, e.parent_id, e.payload, path.depth + 1
+        FROM path CROSS JOIN LATERAL (
+          SELECT id, parent_id, payload FROM entries WHERE entry_key = $1::text || '/' || path.parent_id LIMIT 1
+        ) AS e
+        WHERE path.id <> $3::text
+    )
+    SELECT id, CASE WHEN id = $3::text THEN NULL ELSE payload END AS payload FROM path ORDER BY depth DESC`,
 } as const;

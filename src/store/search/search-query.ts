@@ -1,4 +1,5 @@
 import { ValidationError } from "../../core/errors.js";
+import { queryTerms } from "../../core/search-query.js";
 import { isSafeId } from "../../core/validate.js";
 import type { SearchOptions } from "../store.js";
 import { termPhrases } from "./search-words.js";
@@ -44,7 +45,11 @@ export function parseSearch(owner: string, text: string, options: SearchOptions 
       `The search query is longer than ${SEARCH_QUERY_LIMITS.chars} characters`,
     );
   }
-  const raw = splitTerms(text).filter((term) => termPhrases(term).length > 0);
+  // The one query syntax (core/search-query.ts); terms as typed, since case marks identifier
+  // pieces. The stores look up no prefix: `pars*` is the word `pars`.
+  const raw = queryTerms(text)
+    .map((term) => term.text)
+    .filter((term) => termPhrases(term).length > 0);
   const terms = [...new Set(raw.map((term) => term.toLowerCase()))];
   if (terms.length > SEARCH_QUERY_LIMITS.terms) {
     throw new ValidationError(
@@ -72,16 +77,6 @@ export function parseSearch(owner: string, text: string, options: SearchOptions 
     sessionId,
     includeDeleted: options.includeDeleted === true,
   };
-}
-
-/** Words split on white space; a "quoted phrase" is one term. As typed (case matters for pieces). */
-export function splitTerms(text: string): string[] {
-  const terms: string[] = [];
-  for (const match of text.matchAll(/"([^"]*)"|(\S+)/g)) {
-    const term = (match[1] ?? match[2] ?? "").replace(/"/g, "").trim();
-    if (term !== "") terms.push(term);
-  }
-  return terms;
 }
 
 /** The first spelling of each term, case-insensitively. */

@@ -1,4 +1,5 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
+import type { BranchTail } from "../engine/driver.js";
 import type { SessionSummary } from "../store.js";
 import { searchText } from "../summary.js";
 
@@ -50,6 +51,17 @@ export function rowHeader(row: Pick<SessionRow, "header">): SessionHeader {
 /** A column value that holds an entry: JSON text (SQLite) or already parsed (PostgreSQL `json`). */
 export function payloadToEntry(payload: unknown): SessionEntry {
   return (typeof payload === "string" ? JSON.parse(payload) : payload) as SessionEntry;
+}
+
+/**
+ * A `branchSince` walk's rows (root-first; the stop entry, when met, is the first, without its
+ * payload) as the driver's answer.
+ */
+export function tailOfRows(rows: ReadonlyArray<Record<string, unknown>>, knownId: string): BranchTail {
+  const reached = rows[0]?.id === knownId;
+  const entries: SessionEntry[] = [];
+  for (let i = reached ? 1 : 0; i < rows.length; i++) entries.push(payloadToEntry(rows[i]?.payload));
+  return { entries, reached };
 }
 
 /** The mutable columns of a session row, in the order of both backends' UPDATE statements. */

@@ -37,4 +37,16 @@ export const SQL = {
         FROM entries e JOIN path ON e.session_pk = @session AND e.id = path.parent_id
     )
     SELECT payload FROM path ORDER BY depth DESC`,
+  /**
+   * `branch`'s walk, stopped at @known: its rows are the path after @known plus @known itself (its
+   * payload left out), or the whole path when @known is not on it. A step per row, so O(new).
+   */
+  branchSince: `WITH RECURSIVE path (id, parent_id, payload, depth) AS (
+      SELECT id, parent_id, payload, 0 FROM entries WHERE session_pk = @session AND id = @leaf
+      UNION ALL
+      SELECT e.id, e.parent_id, e.payload, path.depth + 1
+        FROM entries e JOIN path ON e.session_pk = @session AND e.id = path.parent_id
+        WHERE path.id <> @known
+    )
+    SELECT id, CASE WHEN id = @known THEN NULL ELSE payload END AS payload FROM path ORDER BY depth DESC`,
 } as const;

@@ -1,5 +1,6 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
 import type {
+  BranchTail,
   FoundSession,
   InsertOutcome,
   NewSession,
@@ -10,7 +11,14 @@ import type {
 import { type DriverStep, syncValue } from "../engine/step.js";
 import { entryJson } from "../engine/validate-batch.js";
 import type { SearchTexts } from "../search/search-docs.js";
-import { mutableColumns, payloadToEntry, rowHeader, rowToSummary, type SessionRow } from "../sql/rows.js";
+import {
+  mutableColumns,
+  payloadToEntry,
+  rowHeader,
+  rowToSummary,
+  type SessionRow,
+  tailOfRows,
+} from "../sql/rows.js";
 import type { SessionSummary, TxSql } from "../store.js";
 import { SQL } from "./sql.js";
 import { dropIndex, indexEntries } from "./sqlite-search.js";
@@ -45,6 +53,13 @@ export class SqliteSessionTx implements WriteTx<SessionRow> {
 
   branch(row: SessionRow, leafId: string): SessionEntry[] {
     return this.q.all(SQL.branch, { session: row.pk, leaf: leafId }).map((r) => payloadToEntry(r.payload));
+  }
+
+  branchSince(row: SessionRow, leafId: string, knownId: string): BranchTail {
+    return tailOfRows(
+      this.q.all(SQL.branchSince, { session: row.pk, leaf: leafId, known: knownId }),
+      knownId,
+    );
   }
 
   entriesByIds(row: SessionRow, ids: readonly string[]): Map<string, StoredId> {

@@ -2,6 +2,7 @@ import { after, before, describe } from "node:test";
 import type { SessionStore } from "../../../src/store/store.js";
 import { appendSpec } from "./append.spec.js";
 import { branchSpec } from "./branch.spec.js";
+import { branchSinceSpec } from "./branch-since.spec.js";
 import { conflictsSpec } from "./conflicts.spec.js";
 import { contextSpec } from "./context.spec.js";
 import { createLoadSpec } from "./create-load.spec.js";
@@ -25,6 +26,7 @@ const SPECS: Record<string, (ctx: SpecContext) => void> = {
   "append under the leaf": underLeafSpec,
   leaf: leafSpec,
   "branch read": branchSpec,
+  "branch read since a known entry": branchSinceSpec,
   "list, paging and search": listSpec,
   "delete, restore, purge, retention": deleteSpec,
   "owner isolation": isolationSpec,
