@@ -1,9 +1,9 @@
 /**
  * LangGraph checkpointers on the chat workload of issue 19: a user and an assistant message per
  * turn, the context (the thread's messages) read each turn, N turns (default 1,000; `--turns N`).
- * Contenders: SessionTreeSaver over SQLite, and LangGraph's MemorySaver. LangGraph's SqliteSaver
- * (@langchain/langgraph-checkpoint-sqlite) is not installed here, so it is not measured (the issue
- * reports it at 1.2 GB after 551 turns of this workload).
+ * Contenders: SessionTreeSaver over SQLite, and LangGraph's MemorySaver, with the store appends a
+ * turn takes (for profiling the saver). The comparison with every framework's default store,
+ * SqliteSaver included, is bench/adapters.ts (`npm run bench:adapters`).
  *
  *   npx tsx bench/langgraph.ts [--turns 1000] [--saver-only]
  *
@@ -163,4 +163,3 @@ for (const r of results) {
     `| ${r.name} | ${ms(median(r.times))} | ${ms(p95(r.times))} | ${ms(last)} | ${mb(r.bytes)} | ${resume} | ${r.appendsPerTurn ?? "n/a"} |`,
   );
 }
-console.log("| SqliteSaver (@langchain/langgraph-checkpoint-sqlite) | not installed | | | | | |");

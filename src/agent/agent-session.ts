@@ -8,9 +8,9 @@ import type {
   TextContent,
   UserMessage,
 } from "../core/messages.js";
+import type { SessionManagerLike } from "../session/session-manager-like.js";
 import type { SessionBackend } from "./backend/backend.js";
 import { SessionManagerBackend } from "./backend/session-manager-backend.js";
-import type { SessionManagerLike } from "./backend/session-manager-like.js";
 import { compactionDraft, leavingMessages } from "./compaction/compact.js";
 import {
   type CompactionSettings,

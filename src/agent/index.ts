@@ -3,9 +3,10 @@
  * See docs/agent.md. Only what a program built on it uses is exported here; the parts (conversion,
  * compaction steps, the write queue) are internal.
  */
+
+export type { SessionManagerLike } from "../session/session-manager-like.js";
 export { AgentSession, type AgentSessionOptions, type PromptOptions } from "./agent-session.js";
 export type { SessionBackend } from "./backend/backend.js";
-export type { SessionManagerLike } from "./backend/session-manager-like.js";
 export { StoreBackend } from "./backend/store-backend.js";
 export { type BashToolOptions, codingTools } from "./coding/index.js";
 export { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from "./compaction/prepare.js";

@@ -7,7 +7,6 @@ import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agen
 import { Type } from "@sinclair/typebox";
 import type { SessionBackend } from "../../src/agent/backend/backend.js";
 import { SessionManagerBackend } from "../../src/agent/backend/session-manager-backend.js";
-import type { SessionManagerLike } from "../../src/agent/backend/session-manager-like.js";
 import {
   type AgentEvent,
   AgentSession,
@@ -24,6 +23,7 @@ import type { SessionEntry } from "../../src/core/entry.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
 import { IndexedBacking } from "../../src/session/backing/indexed-backing.js";
 import { SessionManager } from "../../src/session/session-manager.js";
+import type { SessionManagerLike } from "../../src/session/session-manager-like.js";
 import { MemoryStore } from "../../src/store/memory/index.js";
 import { CheckedBackend, countCalls, RecordingProvider, sameJson } from "./fixtures/context-check.js";
 import { testTools } from "./fixtures/tools.js";

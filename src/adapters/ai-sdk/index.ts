@@ -6,7 +6,7 @@
  * import { createChatStore } from "sessiontree/ai-sdk";
  * const { loadChat, saveChat } = createChatStore({ store: "sqlite:chats.db" });
  */
-export type { SessionManagerLike } from "../history/manager-history.js";
+export type { SessionManagerLike } from "../../session/session-manager-like.js";
 export type { ModelLabel } from "../history/pi-messages.js";
 export type { StoreOrLocation } from "../history/store-history.js";
 export type { Alternatives, MessageVersion } from "./alternatives.js";

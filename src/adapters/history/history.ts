@@ -9,6 +9,8 @@ export interface History {
   sessionId(): Promise<string>;
   /** The leaf and the path root → leaf, read as one consistent view. */
   view(): Promise<HistoryView>;
+  /** The leaf and the revision only: what an append under the leaf needs, without the path. */
+  head(): Promise<HistoryHead>;
   /** Every entry in storage order (for branches and alternatives). */
   entries(): Promise<SessionEntry[]>;
   /** The path root → `id` (null: empty). An unknown id is `entry_not_found`. */
@@ -17,14 +19,17 @@ export interface History {
    * Appends `drafts` as a chain under `parentId` in one write and moves the leaf to the last one.
    * With `since`, a store refuses (`ConflictError`) when the session changed after that view.
    */
-  appendChain(parentId: string | null, drafts: EntryDraft[], since?: HistoryView): Promise<SessionEntry[]>;
+  appendChain(parentId: string | null, drafts: EntryDraft[], since?: HistoryHead): Promise<SessionEntry[]>;
   /** Moves the leaf (null: before the root). Nothing is deleted. */
-  moveLeaf(id: string | null, since?: HistoryView): Promise<void>;
+  moveLeaf(id: string | null, since?: HistoryHead): Promise<void>;
 }
 
-export interface HistoryView {
+export interface HistoryHead {
   leafId: string | null;
-  path: SessionEntry[];
   /** The store's revision when the view was read (undefined over a SessionManager). */
   revision?: number;
+}
+
+export interface HistoryView extends HistoryHead {
+  path: SessionEntry[];
 }

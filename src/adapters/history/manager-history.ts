@@ -1,37 +1,13 @@
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
 import { NotFoundError, ValidationError } from "../../core/errors.js";
-import type { ImageContent, TextContent } from "../../core/messages.js";
-import type { History, HistoryView } from "./history.js";
-
-/**
- * The methods of pi's SessionManager (and of sessiontree's drop-in) the adapters use, typed
- * structurally so either class fits without an import.
- */
-export interface SessionManagerLike {
-  getSessionId(): string;
-  getLeafId(): string | null;
-  getBranch(fromId?: string): unknown[];
-  getEntries(): unknown[];
-  appendMessage(message: never): string;
-  appendCustomEntry(customType: string, data?: unknown): string;
-  appendCustomMessageEntry(
-    customType: string,
-    content: string | (TextContent | ImageContent)[],
-    display: boolean,
-    details?: unknown,
-  ): string;
-  getEntry(id: string): unknown;
-  branch(branchFromId: string): void;
-  resetLeaf(): void;
-}
+import type { SessionManagerLike, SessionTreeManager } from "../../session/session-manager-like.js";
+import type { History, HistoryHead, HistoryView } from "./history.js";
 
 /** sessiontree's manager also takes drafts as they are. */
-interface DraftTaking extends SessionManagerLike {
-  appendDraft(draft: EntryDraft): SessionEntry;
-}
+type DraftTaking = SessionManagerLike & Pick<SessionTreeManager, "appendDraft">;
 
 function takesDrafts(manager: SessionManagerLike): manager is DraftTaking {
-  return typeof (manager as Partial<DraftTaking>).appendDraft === "function";
+  return typeof (manager as Partial<SessionTreeManager>).appendDraft === "function";
 }
 
 /**
@@ -48,6 +24,10 @@ export class ManagerHistory implements History {
   async view(): Promise<HistoryView> {
     const leafId = this.manager.getLeafId();
     return { leafId, path: leafId === null ? [] : (this.manager.getBranch() as SessionEntry[]) };
+  }
+
+  async head(): Promise<HistoryHead> {
+    return { leafId: this.manager.getLeafId() };
   }
 
   async entries(): Promise<SessionEntry[]> {

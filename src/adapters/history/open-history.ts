@@ -1,7 +1,8 @@
 import { v7 as uuidv7 } from "uuid";
 import { ValidationError } from "../../core/errors.js";
+import type { SessionManagerLike } from "../../session/session-manager-like.js";
 import type { History } from "./history.js";
-import { ManagerHistory, type SessionManagerLike } from "./manager-history.js";
+import { ManagerHistory } from "./manager-history.js";
 import { StoreHandle, StoreHistory, type StoreOrLocation } from "./store-history.js";
 
 /** Where a conversation lives: a store session, or a SessionManager. */

@@ -1,12 +1,11 @@
 import type { EntryDraft } from "../../core/entry.js";
-import {
-  type AssistantMessage,
-  type ContentBlock,
-  type ImageContent,
-  type TextContent,
-  type ToolResultMessage,
-  type UserMessage,
-  zeroUsage,
+import type {
+  AssistantMessage,
+  ContentBlock,
+  ImageContent,
+  TextContent,
+  ToolResultMessage,
+  UserMessage,
 } from "../../core/messages.js";
 import { ORIGIN_KEY, type Origin } from "./origin.js";
 
@@ -28,11 +27,35 @@ export function userDraft(content: UserMessage["content"], origin: Origin): Entr
   return { type: "message", message };
 }
 
+/**
+ * The usage of a reply the framework reported none for: every count null. `sessiontree stats`
+ * counts a usage with no numeric token count as unknown (a zero would read as "$0"), while pi,
+ * which requires a usage object with a cost on every assistant message, adds null as 0 in its
+ * footer and its context estimate, exactly as it does a zero.
+ */
+export function unknownUsage(): Record<string, unknown> {
+  return {
+    input: null,
+    output: null,
+    cacheRead: null,
+    cacheWrite: null,
+    totalTokens: null,
+    cost: unknownCost(),
+  };
+}
+
+/** A cost not known (the frameworks report tokens, not prices): `stats` says "cost unknown". */
+export function unknownCost(): Record<string, null> {
+  return { input: null, output: null, cacheRead: null, cacheWrite: null, total: null };
+}
+
+/** An assistant message; `usage` is what the framework reported, unknown when it reported none. */
 export function assistantDraft(
   content: ContentBlock[],
   label: ModelLabel,
   stopReason: AssistantMessage["stopReason"],
   origin: Origin,
+  usage?: Record<string, unknown>,
 ): EntryDraft {
   const message: AssistantMessage = {
     role: "assistant",
@@ -40,7 +63,7 @@ export function assistantDraft(
     ...(label.api === undefined ? {} : { api: label.api }),
     provider: label.provider,
     model: label.model,
-    usage: zeroUsage(),
+    usage: usage ?? unknownUsage(),
     stopReason,
     timestamp: Date.now(),
     [ORIGIN_KEY]: origin,

@@ -3,7 +3,12 @@ import { isSessionTreeError } from "../../core/errors.js";
 import { stampDraft } from "../../core/stamp.js";
 import { openStore } from "../../store/registry.js";
 import type { CreateSessionInput, SessionStore, WriteResult } from "../../store/store.js";
-import type { History, HistoryView } from "./history.js";
+import { EntriesCache } from "./entries-cache.js";
+import type { History, HistoryHead, HistoryView } from "./history.js";
+import { ViewCache } from "./view-cache.js";
+
+/** Entries per read of a session's entries: the store's largest page. */
+const ENTRY_PAGE = 5000;
 
 /** A store, or a location `openStore` knows ("sqlite:chats.db", "jsonl:sessions", "memory:"). */
 export type StoreOrLocation = SessionStore | string;
@@ -15,6 +20,10 @@ export type StoreOrLocation = SessionStore | string;
 export class StoreHandle {
   private opened: Promise<SessionStore> | undefined;
   readonly ownsStore: boolean;
+  /** The last view of the sessions read through this handle, extended by what each turn adds. */
+  readonly views = new ViewCache();
+  /** Their entries in storage order, extended by what was stored since. */
+  readonly entries = new EntriesCache();
 
   constructor(private readonly source: StoreOrLocation) {
     this.ownsStore = typeof source === "string";
@@ -36,8 +45,9 @@ export class StoreHandle {
 }
 
 /**
- * One session of a SessionStore. Nothing is kept between calls: every view is read from the store
- * (the leaf's path only, through `readBranch`), and every write names the revision of the view it
+ * One session of a SessionStore. Every view asks the store, and reads only the part of the leaf's
+ * path its handle has not seen (`readBranchSince` from the last view's leaf; the whole path when
+ * the leaf left it), so a turn costs O(new entries). Every write names the revision of the view it
  * was planned on, so two processes or server instances writing one conversation never fork it by
  * accident: the later write fails with a conflict and is planned again (see `retryOnRace`).
  */
@@ -59,23 +69,40 @@ export class StoreHistory implements History {
   /** A session not created yet reads as empty: reads never create it, the first write does. */
   async view(): Promise<HistoryView> {
     const store = await this.handle.get();
+    const views = this.handle.views;
     try {
-      const summary = await store.getSummary(this.owner, this.id);
-      const path = await store.readBranch(this.owner, this.id, summary.leafId);
-      return { leafId: summary.leafId, path, revision: summary.revision };
+      return await views.view(this.owner, this.id, (known) =>
+        store.readBranchSince(this.owner, this.id, known),
+      );
     } catch (error) {
-      if (isSessionTreeError(error, "session_not_found")) return { leafId: null, path: [] };
+      if (!isSessionTreeError(error, "session_not_found")) throw error;
+      views.forget(this.owner, this.id);
+      return { leafId: null, path: [] };
+    }
+  }
+
+  async head(): Promise<HistoryHead> {
+    const store = await this.handle.get();
+    try {
+      const { leafId, revision } = await store.getSummary(this.owner, this.id);
+      return { leafId, revision };
+    } catch (error) {
+      if (isSessionTreeError(error, "session_not_found")) return { leafId: null };
       throw error;
     }
   }
 
   async entries(): Promise<SessionEntry[]> {
     const store = await this.handle.get();
+    const kept = this.handle.entries;
     try {
-      return (await store.loadSession(this.owner, this.id)).entries;
+      return await kept.entries(this.owner, this.id, (after) =>
+        store.readEntries(this.owner, this.id, { after, limit: ENTRY_PAGE }),
+      );
     } catch (error) {
-      if (isSessionTreeError(error, "session_not_found")) return [];
-      throw error;
+      if (!isSessionTreeError(error, "session_not_found")) throw error;
+      kept.forget(this.owner, this.id);
+      return [];
     }
   }
 
@@ -87,18 +114,19 @@ export class StoreHistory implements History {
   async appendChain(
     parentId: string | null,
     drafts: EntryDraft[],
-    since?: HistoryView,
+    since?: HistoryHead | HistoryView,
   ): Promise<SessionEntry[]> {
     if (drafts.length === 0) return [];
     await this.store(); // created before the entries are stamped: the header is not newer than they
-    // Ids are drawn against the path read; one taken elsewhere in the tree is refused by the store
-    // as `duplicate_entry` and the write is planned again with fresh ids.
-    const entries = stampChain(parentId, drafts, new Set(since?.path.map((entry) => entry.id)));
+    // Ids are drawn against the path read, if any; one taken elsewhere in the tree is refused by
+    // the store as `duplicate_entry` and the write is planned again with fresh ids.
+    const path = since !== undefined && "path" in since ? since.path : [];
+    const entries = stampChain(parentId, drafts, new Set(path.map((entry) => entry.id)));
     await this.appendStamped(entries, { expectedRevision: since?.revision });
     return entries;
   }
 
-  async moveLeaf(id: string | null, since?: HistoryView): Promise<void> {
+  async moveLeaf(id: string | null, since?: HistoryHead): Promise<void> {
     await this.setLeaf(id, since?.revision);
   }
 

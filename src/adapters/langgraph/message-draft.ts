@@ -11,6 +11,7 @@ import {
   type ModelLabel,
   text,
   toolResultDraft,
+  unknownCost,
   userDraft,
 } from "../history/pi-messages.js";
 import { FRAMEWORK, MESSAGE_CUSTOM_TYPE, type MessageRecord, SYSTEM_CUSTOM_TYPE } from "./records.js";
@@ -44,7 +45,8 @@ export function messageDraft(
     case "ai": {
       const calls = toolCalls(fields.tool_calls);
       const content: ContentBlock[] = [...textBlocks(message.content), ...calls];
-      return assistantDraft(content, modelOf(fields, label), calls.length > 0 ? "toolUse" : "stop", origin);
+      const stopReason = calls.length > 0 ? "toolUse" : "stop";
+      return assistantDraft(content, modelOf(fields, label), stopReason, origin, usageOf(fields));
     }
     case "tool": {
       const callId = String(fields.tool_call_id ?? "");
@@ -73,6 +75,28 @@ function modelOf(fields: Json, label: ModelLabel): ModelLabel {
   const metadata = fields.response_metadata as Json | undefined;
   const name = metadata?.model_name ?? metadata?.model;
   return typeof name === "string" && name !== "" ? { ...label, model: name } : label;
+}
+
+/**
+ * pi's usage from LangChain's `usage_metadata` (whose input count includes the cached tokens pi
+ * counts apart), no cost (LangChain reports none); undefined when the message has none.
+ */
+function usageOf(fields: Json): Record<string, unknown> | undefined {
+  const usage = fields.usage_metadata as Json | undefined;
+  const input = usage?.input_tokens;
+  const output = usage?.output_tokens;
+  if (typeof input !== "number" || typeof output !== "number") return undefined;
+  const details = usage?.input_token_details as Json | undefined;
+  const cacheRead = typeof details?.cache_read === "number" ? details.cache_read : 0;
+  const cacheWrite = typeof details?.cache_creation === "number" ? details.cache_creation : 0;
+  return {
+    input: Math.max(0, input - cacheRead - cacheWrite),
+    output,
+    cacheRead,
+    cacheWrite,
+    totalTokens: input + output,
+    cost: unknownCost(),
+  };
 }
 
 function toolCalls(value: unknown): ContentBlock[] {

@@ -6,7 +6,7 @@
  * const session = new SessionTreeSession({ store: "sqlite:sessions.db", sessionId: "user-42" });
  * await run(agent, "Hello", { session });
  */
-export type { SessionManagerLike } from "../history/manager-history.js";
+export type { SessionManagerLike } from "../../session/session-manager-like.js";
 export type { ModelLabel } from "../history/pi-messages.js";
 export type { StoreOrLocation } from "../history/store-history.js";
 export type { ItemEntry } from "./entry-item.js";

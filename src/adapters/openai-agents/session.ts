@@ -67,8 +67,9 @@ export class SessionTreeSession implements Session {
     if (items.length === 0) return;
     const drafts = items.map((item) => itemToDraft(item, this.model));
     await retryOnRace(async () => {
-      const view = await this.history.view();
-      await this.history.appendChain(view.leafId, drafts, view);
+      // The leaf and revision only: the path is not needed to append under the leaf.
+      const head = await this.history.head();
+      await this.history.appendChain(head.leafId, drafts, head);
     });
   }
 
@@ -87,8 +88,8 @@ export class SessionTreeSession implements Session {
   /** Moves the leaf before the first entry: the conversation starts afresh, and nothing is deleted. */
   async clearSession(): Promise<void> {
     await retryOnRace(async () => {
-      const view = await this.history.view();
-      if (view.leafId !== null) await this.history.moveLeaf(null, view);
+      const head = await this.history.head();
+      if (head.leafId !== null) await this.history.moveLeaf(null, head);
     });
   }
 
@@ -113,7 +114,7 @@ export class SessionTreeSession implements Session {
 
   /** Moves the leaf to `entryId` (a branch from `listBranches`, or an item's entry); null: before the root. */
   async checkout(entryId: string | null): Promise<void> {
-    await retryOnRace(async () => this.history.moveLeaf(entryId, await this.history.view()));
+    await retryOnRace(async () => this.history.moveLeaf(entryId, await this.history.head()));
   }
 
   /** Closes the store when this session opened it from a location. */

@@ -1,7 +1,7 @@
 import type { EntryDraft, EntryType, SessionEntry } from "../../core/entry.js";
 import { isKnownEntryType } from "../../core/entry.js";
 import { ValidationError } from "../../core/errors.js";
-import type { SessionManagerLike } from "./session-manager-like.js";
+import type { SessionManagerLike } from "../../session/session-manager-like.js";
 
 type DraftOf<T extends EntryType> = EntryDraft<Extract<SessionEntry, { type: T }>>;
 type Appender<T extends EntryType> = (manager: SessionManagerLike, draft: DraftOf<T>) => string;

@@ -1,9 +1,9 @@
 import { type ProjectedContext, projectContext } from "../../core/context.js";
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
+import { isSessionTreeManager, type SessionManagerLike } from "../../session/session-manager-like.js";
 import type { SessionBackend } from "./backend.js";
 import { ContextCache } from "./context-cache.js";
 import { appendThroughPiMethods } from "./pi-appenders.js";
-import { isSessionTreeManager, type SessionManagerLike } from "./session-manager-like.js";
 
 /**
  * A SessionBackend over a (pi-compatible) SessionManager. Its writes are synchronous. sessiontree's

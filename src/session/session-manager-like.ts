@@ -1,12 +1,14 @@
-import type { ProjectedContext } from "../../core/context.js";
-import type { EntryDraft, SessionEntry } from "../../core/entry.js";
-import type { ImageContent, TextContent } from "../../core/messages.js";
+import type { ProjectedContext } from "../core/context.js";
+import type { EntryDraft, SessionEntry } from "../core/entry.js";
+import type { ImageContent, TextContent } from "../core/messages.js";
 
 /**
- * The methods of pi's SessionManager (and of sessiontree's drop-in) that AgentSession uses. Typed
- * structurally, so either class fits without an import.
+ * The methods of pi's SessionManager (and of sessiontree's drop-in) that the layers above use
+ * (the agent's backend, the framework adapters). Typed structurally, so either class fits without
+ * an import of pi.
  */
 export interface SessionManagerLike {
+  getSessionId(): string;
   appendMessage(message: never): string;
   appendModelChange(provider: string, modelId: string): string;
   appendThinkingLevelChange(thinkingLevel: string): string;
@@ -35,6 +37,7 @@ export interface SessionManagerLike {
     fromHook?: boolean,
   ): string;
   getBranch(fromId?: string): unknown[];
+  getEntries(): unknown[];
   getLeafId(): string | null;
   getEntry(id: string): unknown;
   getChildren(parentId: string): unknown[];
