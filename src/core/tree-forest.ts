@@ -12,7 +12,7 @@ export interface SessionTreeNode {
 export interface ForestSource {
   order: readonly SessionEntry[];
   /** Each position's parent position; -1 for a root, a missing parent or a cycle cut. */
-  parentSlot: readonly number[];
+  parentSlot: ArrayLike<number>;
   hidden: ReadonlySet<string>;
   labels: ReadonlyMap<string, { label: string; timestamp: string }>;
 }

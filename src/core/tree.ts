@@ -13,7 +13,7 @@ import { NotFoundError } from "./errors.js";
 import type { SessionIssue } from "./issues.js";
 import { type StampOptions, stampDraft } from "./stamp.js";
 import { analyzeStructure } from "./structure.js";
-import { ChildLists } from "./tree-children.js";
+import { ChildLists, grown, INITIAL_SLOTS } from "./tree-children.js";
 import { buildForest, type SessionTreeNode } from "./tree-forest.js";
 
 export type { SessionTreeNode } from "./tree-forest.js";
@@ -56,7 +56,8 @@ export class SessionTree {
     },
     has: (id: string): boolean => this.slotById.has(id),
   };
-  private readonly parentSlot: number[] = [];
+  /** Grown by doubling, `order.length` of it in use; a typed array, so no collection scans it. */
+  private parentSlot: Int32Array<ArrayBuffer> = new Int32Array(INITIAL_SLOTS);
   /** Parent ids referenced but not (yet) present: a later arrival may resolve them. */
   private danglingParents = new Set<string>();
   /** Set when an arrival may have created or resolved a dangling parent or a cycle. */
@@ -338,12 +339,13 @@ export class SessionTree {
     const slot = this.order.length;
     const parentId = entry.parentId;
     this.slotById.set(entry.id, slot);
+    const parentSlot = parentId === null ? -1 : this.slotOfParent(parentId, slot);
     this.order.push(entry);
     this.children.addSlot(entry.id);
-    const parentSlot = parentId === null ? -1 : (this.slotById.get(parentId) ?? -1);
     // Sets are asked only when not empty: most sessions have no cycle and few markers.
     const cut = this.cycleCuts.size > 0 && this.cycleCuts.has(entry.id);
-    this.parentSlot.push(cut ? -1 : parentSlot);
+    if (slot === this.parentSlot.length) this.parentSlot = grown(this.parentSlot, slot * 2);
+    this.parentSlot[slot] = cut ? -1 : parentSlot;
     if (isLeafMarker(entry)) this.hiddenMarkers.add(entry.id);
     else this.children.link(slot, parentId, parentSlot);
     if (parentId !== null && this.hiddenMarkers.size > 0 && this.hiddenMarkers.has(parentId)) {
@@ -354,6 +356,16 @@ export class SessionTree {
     if (entry.type === "label") this.applyLabel(entry as LabelEntry);
     else if (entry.type === "session_info") this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
     return parentSlot;
+  }
+
+  /**
+   * The position of the parent of the entry about to take `slot`: most entries follow their parent
+   * in storage order (a chain, a branch being written), which a string comparison settles without a
+   * lookup. The entry before is never the entry itself: a repeated id is not indexed again.
+   */
+  private slotOfParent(parentId: string, slot: number): number {
+    if (slot > 0 && (this.order[slot - 1] as SessionEntry).id === parentId) return slot - 1;
+    return this.slotById.get(parentId) ?? -1;
   }
 
   private linkChild(entry: SessionEntry): void {
