@@ -212,7 +212,7 @@ function stallReport(rows: StallRow[]): string[] {
     "|---|---|---:|---:|---|---:|---:|---:|---:|",
     ...rows.map(
       (r) =>
-        `| ${r.backend} | ${r.hammered} | ${r["B p50 (median)"]} | ${r["B p99 (median)"]} | ${mark(r)} | ${r["B max"]} | ${r["A answered"]} | ${r["A refused (429)"]} | ${r["loop stall max (CPU)"]} |`,
+        `| ${r.backend} | ${r.hammered} | ${ms(r["B p50 (median)"])} | ${ms(r["B p99 (median)"])} | ${mark(r)} | ${ms(r["B max"])} | ${r["A answered"]} | ${r["A refused (429)"]} | ${ms(r["loop stall max (CPU)"])} |`,
     ),
     "",
     "Whole-session reads: the event loop reads a page per turn and a worker thread builds the answer",
@@ -299,3 +299,8 @@ console.table(
 );
 writeFileSync(args.out as string, report(rows, load, stalls));
 console.log(`written to ${args.out}`);
+
+/** Milliseconds to a tenth (a median of two runs is half a sum: 16.950000000000003). */
+function ms(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}

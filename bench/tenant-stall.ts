@@ -227,7 +227,7 @@ function report(rows: Row[], load: number[], options: StallOptions): string {
     "",
     `| ${columns.join(" | ")} |`,
     `|${columns.map((_c, i) => (i < 2 ? "---" : "---:")).join("|")}|`,
-    ...rows.map((r) => `| ${columns.map((c) => r[c]).join(" | ")} |`),
+    ...rows.map((r) => `| ${columns.map((c) => cell(r[c])).join(" | ")} |`),
     "",
     `Target: B's p99 ≤ ${TARGET_P99_MS} ms while A hammers. The loop-stall columns are the server's longest time`,
     "without an event-loop turn (worst run), in wall time and in the main thread's CPU time, and the",
@@ -272,3 +272,8 @@ async function main(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();
+
+/** A figure as the table shows it: ms to a tenth (a median of two is a sum's half: 5.199999…). */
+function cell(value: string | number): string {
+  return typeof value === "number" && !Number.isInteger(value) ? value.toFixed(1) : String(value);
+}

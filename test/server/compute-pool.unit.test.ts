@@ -2,6 +2,7 @@
 // worker that dies fails its jobs (never a hang) and is replaced; a page of entries read in runs
 // is the page a single read gives.
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import type { ServerServices } from "../../src/server/services.js";
 import { openJob } from "../../src/server/work/compute-jobs.js";
@@ -76,6 +77,35 @@ describe("compute workers", () => {
       next.add(entries);
       next.endSession(head);
       assert.deepEqual(await next.finish(), await inProcess({ kind: "labels", maxBytes: 1e9 }));
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+/** The nice value of each of this process's threads (Linux /proc: field 19 of a task's stat). */
+function threadNices(): number[] {
+  return readdirSync("/proc/self/task").map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+  });
+}
+
+describe("compute workers' priority", () => {
+  it("run below the request thread: a large read's arithmetic yields the core to small requests", async () => {
+    const before = threadNices().filter((nice) => nice === 10).length;
+    const pool = new ComputePool(1);
+    try {
+      const job = pool.open({ kind: "labels", maxBytes: 1e9 });
+      job.add(entries);
+      job.endSession(head);
+      await job.finish();
+      assert.equal(
+        threadNices().filter((nice) => nice === 10).length,
+        before + 1,
+        "the worker runs at nice 10",
+      );
+      assert.equal(readFileSync("/proc/thread-self/stat", "utf8").split(") ")[1]?.split(" ")[16], "0");
     } finally {
       await pool.close();
     }

@@ -1,6 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { type ComputeJob, openJob } from "./compute-jobs.js";
 import { type FromWorker, type ToWorker, toWire } from "./compute-protocol.js";
+import { lowerThreadPriority } from "./thread-priority.js";
 
 /**
  * A compute worker's thread (started by work/compute-pool.ts): builds whole-session answers from
@@ -9,6 +10,7 @@ import { type FromWorker, type ToWorker, toWire } from "./compute-protocol.js";
  */
 const port = parentPort;
 if (!port) throw new Error("compute-worker.ts runs as a worker thread");
+lowerThreadPriority();
 
 const jobs = new Map<number, ComputeJob>();
 const failed = new Map<number, unknown>();
