@@ -91,21 +91,30 @@ function threadNices(): number[] {
   });
 }
 
+function ownNice(): number {
+  const stat = readFileSync("/proc/thread-self/stat", "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+}
+
 describe("compute workers' priority", () => {
   it("run below the request thread: a large read's arithmetic yields the core to small requests", async () => {
-    const before = threadNices().filter((nice) => nice === 10).length;
+    const mainNice = ownNice();
+    // A process already at nice 10 or lower priority keeps its priority in every thread.
+    const lowered = (nice: number) => (mainNice < 10 ? nice === 10 : nice >= mainNice);
+    const before = threadNices().filter(lowered).length;
     const pool = new ComputePool(1);
     try {
       const job = pool.open({ kind: "labels", maxBytes: 1e9 });
       job.add(entries);
       job.endSession(head);
       await job.finish();
-      assert.equal(
-        threadNices().filter((nice) => nice === 10).length,
-        before + 1,
-        "the worker runs at nice 10",
+      const after = threadNices().filter(lowered).length;
+      assert.ok(after >= before + 1, `a worker at nice 10 or below the process (${before} → ${after})`);
+      assert.ok(
+        threadNices().every((nice) => nice >= mainNice),
+        "no thread raised above the process",
       );
-      assert.equal(readFileSync("/proc/thread-self/stat", "utf8").split(") ")[1]?.split(" ")[16], "0");
+      assert.equal(ownNice(), mainNice, "the request thread keeps its priority");
     } finally {
       await pool.close();
     }

@@ -1,5 +1,5 @@
 import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
 
 /** The nice value of the compute workers: below every request's thread, above idle work. */
 export const WORKER_NICE = 10;
@@ -15,7 +15,8 @@ export function lowerThreadPriority(nice = WORKER_NICE): number | undefined {
   try {
     const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
     if (!Number.isInteger(tid) || tid <= 0) return undefined;
-    setPriority(tid, nice);
+    // Never raise it: a process started at a lower priority keeps it (and raising needs privileges).
+    setPriority(tid, Math.max(nice, getPriority(tid)));
     return tid;
   } catch {
     return undefined;
