@@ -38,6 +38,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { memorySaverBytes } from "./saver-bytes.js";
 import { median } from "./stats.js";
 
 const flag = (name: string, fallback: string): string => {
@@ -289,16 +290,7 @@ const langgraphMemory: Contender = {
     const { MemorySaver } = await import("@langchain/langgraph");
     const saver = new MemorySaver();
     const done = await graphTurns(saver);
-    let bytes = 0;
-    const count = (value: unknown): void => {
-      if (value instanceof Uint8Array) bytes += value.byteLength;
-      else if (typeof value === "string") bytes += Buffer.byteLength(value);
-      else if (value !== null && typeof value === "object")
-        for (const inner of Object.values(value)) count(inner);
-    };
-    count(saver.storage);
-    count(saver.writes);
-    return { ...done, bytes, resumeMs: null };
+    return { ...done, bytes: memorySaverBytes(saver), resumeMs: null };
   },
 };
 

@@ -20,6 +20,7 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { type BaseCheckpointSaver, MemorySaver, MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { SessionTreeSaver } from "../src/adapters/langgraph/index.js";
 import { openStore } from "../src/store/registry.js";
+import { memorySaverBytes } from "./saver-bytes.js";
 import { median } from "./stats.js";
 
 const turnsFlag = process.argv.indexOf("--turns");
@@ -95,17 +96,7 @@ async function sessiontree(): Promise<Result> {
 async function memory(): Promise<Result> {
   const saver = new MemorySaver();
   const times = await runTurns(saver);
-  // What MemorySaver holds: the serialized checkpoints, metadata and writes.
-  let bytes = 0;
-  const count = (value: unknown): void => {
-    if (value instanceof Uint8Array) bytes += value.byteLength;
-    else if (typeof value === "string") bytes += Buffer.byteLength(value);
-    else if (value !== null && typeof value === "object")
-      for (const inner of Object.values(value)) count(inner);
-  };
-  count(saver.storage);
-  count(saver.writes);
-  return { name: "MemorySaver", times, bytes, resumeMs: undefined };
+  return { name: "MemorySaver", times, bytes: memorySaverBytes(saver), resumeMs: undefined };
 }
 
 function p95(values: number[]): number {

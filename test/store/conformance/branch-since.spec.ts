@@ -1,26 +1,10 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { chain, ids, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
+import { chain, forkedSession, ids, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
 
 /** `readBranchSince`: the part of the leaf's path a reader holding it up to a known entry lacks. */
 export function branchSinceSpec(ctx: SpecContext): void {
-  /** root → a → b, with a second branch a → c → d and a third root r2; the leaf is d. */
-  async function forked() {
-    const owner = newOwner();
-    const { id } = await ctx.store().createSession(owner);
-    await ctx
-      .store()
-      .appendEntries(owner, id, [
-        make.user("root", null, "start"),
-        make.assistant("a", "root", "reply"),
-        make.user("b", "a", "first way"),
-        make.user("c", "a", "second way"),
-        make.assistant("d", "c", "second reply"),
-        make.user("r2", null, "another root"),
-      ]);
-    const { revision } = await ctx.store().setLeaf(owner, id, "d");
-    return { owner, id, revision };
-  }
+  const forked = () => forkedSession(ctx);
 
   it("reads only the path after a known entry of it, with the leaf and revision it read", async () => {
     const { owner, id, revision } = await forked();

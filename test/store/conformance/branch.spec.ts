@@ -1,25 +1,9 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { chain, ids, make, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
+import { chain, forkedSession, ids, newOwner, rejectsWith, type SpecContext } from "./helpers.js";
 
 export function branchSpec(ctx: SpecContext): void {
-  /** root → a → b, with a second branch a → c → d and a third root r2. */
-  async function forked() {
-    const owner = newOwner();
-    const { id } = await ctx.store().createSession(owner);
-    await ctx
-      .store()
-      .appendEntries(owner, id, [
-        make.user("root", null, "start"),
-        make.assistant("a", "root", "reply"),
-        make.user("b", "a", "first way"),
-        make.user("c", "a", "second way"),
-        make.assistant("d", "c", "second reply"),
-        make.user("r2", null, "another root"),
-      ]);
-    await ctx.store().setLeaf(owner, id, "d");
-    return { owner, id };
-  }
+  const forked = () => forkedSession(ctx);
 
   it("reads the leaf's path root → leaf, and only that path", async () => {
     const { owner, id } = await forked();

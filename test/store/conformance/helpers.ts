@@ -73,3 +73,26 @@ export function ids(entries: readonly SessionEntry[]): string[] {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * A session shaped root → a → b, with a second branch a → c → d and a third root r2; the leaf
+ * is d. The branch reads' specs share it.
+ */
+export async function forkedSession(
+  ctx: SpecContext,
+): Promise<{ owner: string; id: string; revision: number }> {
+  const owner = newOwner();
+  const { id } = await ctx.store().createSession(owner);
+  await ctx
+    .store()
+    .appendEntries(owner, id, [
+      make.user("root", null, "start"),
+      make.assistant("a", "root", "reply"),
+      make.user("b", "a", "first way"),
+      make.user("c", "a", "second way"),
+      make.assistant("d", "c", "second reply"),
+      make.user("r2", null, "another root"),
+    ]);
+  const { revision } = await ctx.store().setLeaf(owner, id, "d");
+  return { owner, id, revision };
+}
