@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { PostgresStore } from "../../src/store/postgres/index.js";
 import { SQL as PG_SQL } from "../../src/store/postgres/sql.js";
+import { rootFirst } from "../../src/store/sql/rows.js";
 import { SqliteStore } from "../../src/store/sqlite/index.js";
 import { SQL as SQLITE_SQL } from "../../src/store/sqlite/sql.js";
 import { chain } from "./conformance/helpers.js";
@@ -89,6 +90,38 @@ describe("the SQL stores' walk from the leaf stops at the known entry", () => {
       assert.equal(whole.rows.length, 2000);
     } finally {
       await client.end();
+      await store.close();
+    }
+  });
+});
+
+describe("rootFirst: the walk's rows root first, whatever order the database gave them", () => {
+  const rows = (depths: number[]) => depths.map((depth) => ({ depth, payload: `d${depth}` }));
+  it("walk order (leaf first) is reversed", () => {
+    assert.deepEqual(
+      rootFirst(rows([0, 1, 2, 3])).map((r) => r.depth),
+      [3, 2, 1, 0],
+    );
+  });
+  it("any other order is sorted by depth, deepest (the root) first", () => {
+    assert.deepEqual(
+      rootFirst(rows([2, 0, 3, 1])).map((r) => r.payload),
+      ["d3", "d2", "d1", "d0"],
+    );
+  });
+  it("PostgreSQL's walk of a 2,000-entry path reads root first", async () => {
+    const store = new PostgresStore({ connectionString: database.url });
+    await store.init();
+    try {
+      const { id } = await store.createSession("o");
+      const path = chain("order", 2000);
+      await store.appendEntries("o", id, path);
+      const read = await store.readBranch("o", id);
+      assert.deepEqual(
+        read.map((e) => e.id),
+        path.map((e) => e.id),
+      );
+    } finally {
       await store.close();
     }
   });

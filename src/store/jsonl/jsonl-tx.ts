@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
+import { copyJson } from "../../core/json-copy.js";
 import { stampBeforeAppend } from "../../file/file-stamp.js";
 import { encodeLines } from "../../format/jsonl/encode.js";
 import {
@@ -36,16 +37,16 @@ export class JsonlSessionTx implements WriteTx<JsonlSession> {
   }
 
   header({ file }: JsonlSession): SessionHeader {
-    return structuredClone(file.header);
+    return copyJson(file.header);
   }
 
   entries({ file }: JsonlSession, after: number, limit: number | null): SessionEntry[] {
     const end = limit === null ? undefined : after + limit;
-    return structuredClone(file.tree.getEntries().slice(after, end));
+    return copyJson(file.tree.getEntries().slice(after, end));
   }
 
   branch({ file }: JsonlSession, leafId: string): SessionEntry[] {
-    return file.tree.getEntry(leafId) ? structuredClone(file.tree.getBranch(leafId)) : [];
+    return file.tree.getEntry(leafId) ? copyJson(file.tree.getBranch(leafId)) : [];
   }
 
   /**
@@ -59,7 +60,7 @@ export class JsonlSessionTx implements WriteTx<JsonlSession> {
     while (from > 0 && entries[slots[from - 1] as number]?.id !== knownId) from--;
     const reached = from > 0;
     const after = reached ? slots.subarray(from) : slots;
-    return { entries: structuredClone(Array.from(after, (slot) => entries[slot] as SessionEntry)), reached };
+    return { entries: copyJson(Array.from(after, (slot) => entries[slot] as SessionEntry)), reached };
   }
 
   /** A hidden leaf marker's id is taken, but by no entry: `HIDDEN_ID`. */

@@ -1,4 +1,5 @@
 import type { SessionEntry, SessionHeader } from "../../core/entry.js";
+import { copyJson } from "../../core/json-copy.js";
 import { type ListQuery, selectPage } from "../engine/cursor.js";
 import type {
   BranchTail,
@@ -183,6 +184,7 @@ function walkUp(
   return { path: path.reverse(), reached: false };
 }
 
+/** What this store keeps is plain JSON (`detachedEntry`), so a JSON copy is an exact one. */
 function clone<T>(value: T): T {
-  return structuredClone(value);
+  return copyJson(value);
 }

@@ -14,6 +14,7 @@ import type { SearchTexts } from "../search/search-docs.js";
 import {
   mutableColumns,
   payloadToEntry,
+  rootFirst,
   rowHeader,
   rowToSummary,
   type SessionRow,
@@ -62,7 +63,7 @@ export class PgSessionTx implements WriteTx<SessionRow> {
 
   async branch(row: SessionRow, leafId: string): Promise<SessionEntry[]> {
     const { rows } = await this.c.query(SQL.branch, [String(row.pk), leafId]);
-    return rows.map((r) => payloadToEntry(r.payload));
+    return rootFirst(rows as { depth: number; payload: unknown }[]).map((r) => payloadToEntry(r.payload));
   }
 
   async branchSince(row: SessionRow, leafId: string, knownId: string): Promise<BranchTail> {

@@ -81,3 +81,12 @@ export function mutableColumns(summary: SessionSummary): unknown[] {
 
 /** Sorts after every ISO timestamp: the first page's cursor, so one row-value comparison serves every page. */
 export const LIST_START = { modifiedAt: "~", id: "~" };
+
+/**
+ * The walk's rows root first. They come leaf first in walk order (depth 0, 1, 2, …) from
+ * PostgreSQL's recursive union; SQL promises no order without ORDER BY, so any other order is sorted.
+ */
+export function rootFirst<R extends { depth: number }>(rows: R[]): R[] {
+  const inWalkOrder = rows.every((r, i) => r.depth === i);
+  return inWalkOrder ? rows.reverse() : rows.sort((a, b) => b.depth - a.depth);
+}
