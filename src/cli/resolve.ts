@@ -3,8 +3,9 @@ import { basename, isAbsolute, resolve, sep } from "node:path";
 import { NotFoundError } from "../core/errors.js";
 import type { SessionTree } from "../core/tree.js";
 import { candidateDirsFor } from "../file/paths.js";
+import { CatalogPass } from "../session/list.js";
 import { peekHeader, sessionFilesIn } from "../session/locate.js";
-import { readSessionInfo, type SessionInfo } from "../session/session-info.js";
+import type { SessionInfo } from "../session/session-info.js";
 import { UsageError } from "./exit.js";
 import type { CliIO } from "./io.js";
 import { allSessionFiles, idFromFileName, type Location } from "./location.js";
@@ -77,10 +78,12 @@ function looksLikePath(ref: string, io: CliIO): boolean {
  */
 function mostRecent(location: Location, io: CliIO): string {
   let latest: SessionInfo | undefined;
+  const pass = new CatalogPass(); // unchanged files are only stat'ed
   for (const path of sessionFilesOfCwd(location, io.cwd)) {
-    const info = readSessionInfo(path);
+    const info = pass.info(path);
     if (info && isSessionOf(info, io.cwd) && (!latest || byListingOrder(info, latest) < 0)) latest = info;
   }
+  pass.save();
   if (latest) return latest.path;
   throw new NotFoundError(
     "session_not_found",

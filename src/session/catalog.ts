@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   fstatSync,
@@ -14,9 +13,10 @@ import { basename, join } from "node:path";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/entry.js";
 import { cachePathFor, writeCacheFile } from "../file/cache-dir.js";
 import { checkStamp, type FileStamp, statMatches, takeStamp } from "../file/file-stamp.js";
-import { readFromFd } from "../file/read-file.js";
+import { readFromFd, readSessionFile } from "../file/read-file.js";
 import { dropCachedIndex } from "../file/sidecar-index.js";
 import { SessionDecoder } from "../format/jsonl/decode.js";
+import { type ListingShape, listingShapeOf } from "./listing-shape.js";
 import {
   addToSummary,
   emptySummary,
@@ -63,6 +63,11 @@ interface CatalogRecord {
   textCount: number;
   /** Where the message text is, in pieces (a file that grew adds a piece). */
   text: TextSegment[];
+  /**
+   * The tree's counts over the covered bytes (`sessiontree ls`). Set by a whole read; a file that
+   * grew is extended without it (a new entry may branch anywhere), and `shape()` reads it again.
+   */
+  shape?: ListingShape;
 }
 
 interface TextSegment {
@@ -121,6 +126,31 @@ export class FolderCatalog {
     this.data.records[name] = fresh;
     this.changed = true;
     return this.toInfo(path, fresh, stats);
+  }
+
+  /**
+   * The tree's counts of a file `info` just answered for: from the record when it has them, else
+   * from a whole read of the file (kept when it covers what the record does).
+   */
+  shape(path: string): ListingShape | null {
+    const record = this.data.records[basename(path)];
+    if (record?.shape) return record.shape;
+    let decoded: ReturnType<typeof readSessionFile>;
+    try {
+      decoded = readSessionFile(path);
+    } catch {
+      return null;
+    }
+    if (!decoded.header) return null;
+    const shape = listingShapeOf(
+      decoded.entries.map((e) => e.entry),
+      decoded.issues.length,
+    );
+    if (record && decoded.completeBytes === record.stamp.covered) {
+      record.shape = shape;
+      this.changed = true;
+    }
+    return shape;
   }
 
   /** Writes the catalog back if anything changed, forgetting files that are gone. */
@@ -211,8 +241,9 @@ function extend(
   const added = state.texts.join(" ");
   const delta = record.textCount > 0 && state.texts.length > 0 ? ` ${added}` : added;
   const { texts, ...summary } = state;
+  const { shape: _stale, ...rest } = record;
   const next: CatalogRecord = {
-    ...record,
+    ...rest,
     stamp: stampOf(fd, stats, decoded.completeBytes),
     readLines: decoded.completeLines,
     summary,
@@ -228,6 +259,7 @@ function readWhole(fd: number, stats: Stats): { record: CatalogRecord; text: str
     decoded.entries.map((e) => e.entry),
   );
   const { texts, ...summary } = state;
+  const entries = decoded.entries.map((e) => e.entry);
   const text = decoded.header ? texts.join(" ") : "";
   const record: CatalogRecord = {
     stamp: stampOf(fd, stats, decoded.completeBytes),
@@ -237,6 +269,7 @@ function readWhole(fd: number, stats: Stats): { record: CatalogRecord; text: str
     summary,
     textCount: texts.length,
     text: [],
+    shape: decoded.header ? listingShapeOf(entries, decoded.issues.length) : undefined,
   };
   return { record, text, appendText: false };
 }
@@ -263,7 +296,7 @@ class TextStore {
   add(text: string): TextSegment[] {
     if (text === "") return [];
     const bytes = Buffer.from(text, "utf8");
-    this.name ??= `texts-${randomBytes(6).toString("hex")}.dat`;
+    this.name ??= `texts-${uniqueSuffix()}.dat`;
     const segment = { file: this.name, offset: this.size, bytes: bytes.length };
     this.pending.push(bytes);
     this.size += bytes.length;
@@ -306,6 +339,18 @@ class TextStore {
         removeQuietly(join(this.dir, name));
     }
   }
+}
+
+/**
+ * A name no other pass takes: the process id and time keep concurrent passes apart, the random part
+ * passes of one process in one millisecond. Not a secret, so `sessiontree ls` need not load
+ * node:crypto for it (see "How the command is put together" in docs/cli.md).
+ */
+function uniqueSuffix(): string {
+  const random = Math.floor(Math.random() * 2 ** 32)
+    .toString(16)
+    .padStart(8, "0");
+  return `${process.pid.toString(16)}-${Date.now().toString(16)}-${random}`;
 }
 
 function readSegment(path: string, segment: TextSegment): Buffer | null {

@@ -15,10 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
+import { readSessionFile } from "../../src/file/read-file.js";
 import { indexPathFor } from "../../src/file/sidecar-index.js";
 import { catalogDirOf, FolderCatalog } from "../../src/session/catalog.js";
 import { openPathOnly } from "../../src/session/context-resume.js";
 import { listSessions } from "../../src/session/list.js";
+import { listingShapeOf } from "../../src/session/listing-shape.js";
 import type { SessionInfo } from "../../src/session/session-info.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { messageMaker } from "../support/messages.js";
@@ -240,5 +242,43 @@ describe("the catalog lives in sessiontree's cache directory, never in the sessi
     } finally {
       process.env.SESSIONTREE_CACHE_DIR = cache;
     }
+  });
+
+  test("the tree's counts (ls) come from the record, and stay exact as a file grows and branches", () => {
+    const { dir, paths } = newFolder(3);
+    const path = paths[1] as string;
+    // A whole pass, as ls makes: a pass forgets the records of files it did not see.
+    const shapeNow = () => {
+      const catalog = new FolderCatalog(dir);
+      for (const other of paths) catalog.info(other);
+      const shape = catalog.shape(path);
+      catalog.save();
+      return shape;
+    };
+    const wholeRead = () => {
+      const decoded = readSessionFile(path);
+      return listingShapeOf(
+        decoded.entries.map((e) => e.entry),
+        decoded.issues.length,
+      );
+    };
+    pass(dir);
+    const saved = JSON.parse(readFileSync(join(catalogDirOf(dir), "catalog.json"), "utf8"));
+    assert.deepEqual(saved.records[path.slice(dir.length + 1)].shape, wholeRead(), "kept by the first pass");
+    assert.deepEqual(shapeNow(), { entryCount: 5, branchCount: 1, issueCount: 0 }, "2 turns and a name");
+
+    const sm = SessionManager.open(path);
+    const first = sm.getEntries()[0]?.id as string;
+    sm.appendMessage(user("one more"));
+    sm.branch(first);
+    sm.appendMessage(user("a second branch"));
+    sm.close();
+    assert.deepEqual(pass(dir).stats, { reused: 2, extended: 1, read: 0, removed: 0 });
+    assert.deepEqual(shapeNow(), wholeRead());
+    assert.equal(wholeRead().branchCount, 2);
+    // A torn tail is an issue; once the writer finishes the line it is gone again.
+    appendFileSync(path, '{"type":"message","id":"torn');
+    assert.deepEqual(shapeNow(), { ...wholeRead(), issueCount: 1 });
+    assert.deepEqual(shapeNow(), wholeRead(), "read from the record the pass before kept");
   });
 });

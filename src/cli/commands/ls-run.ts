@@ -1,7 +1,9 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { CURRENT_SESSION_VERSION, isLeafMarker, type SessionEntry } from "../../core/entry.js";
+import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
 import { readSessionFile } from "../../file/read-file.js";
+import { CatalogPass } from "../../session/list.js";
+import { type ListingShape, listingShapeOf, visibleEntries } from "../../session/listing-shape.js";
 import { type SessionInfo, summarize } from "../../session/session-info.js";
 import type { CommandContext } from "../command-context.js";
 import { UsageError } from "../exit.js";
@@ -87,17 +89,30 @@ function readRows(
   const listed: Listed[] = [];
   const needle = search?.toLowerCase();
   const progress = startProgress(ctx.io, "Reading sessions", files.length);
+  const pass = new CatalogPass();
   for (const path of files) {
-    const row = readRow(path, needle, match);
+    const row = match ? readRowWhole(path, needle, match) : readRowCataloged(pass, path, needle);
     if (row) listed.push(row);
     progress.tick();
   }
+  pass.save();
   progress.stop();
   return listed;
 }
 
-/** A listing row, or null for a file that is not a session or does not match the search. */
-function readRow(path: string, needle: string | undefined, match: MatchEntries | undefined): Listed | null {
+/**
+ * A listing row from the folder's catalog (session/catalog.ts): a file that did not change since
+ * the last listing is only stat'ed. Null for a file that is not a session or does not match.
+ */
+function readRowCataloged(pass: CatalogPass, path: string, needle: string | undefined): Listed | null {
+  const info = pass.info(path);
+  if (!info || !matches(info, needle)) return null;
+  const shape = pass.shape(path);
+  return shape ? { info, row: rowOf(path, info, shape) } : null;
+}
+
+/** A listing row from a whole read, for `--entries` (which shows the matching entries themselves). */
+function readRowWhole(path: string, needle: string | undefined, match: MatchEntries): Listed | null {
   let decoded: ReturnType<typeof readSessionFile>;
   try {
     decoded = readSessionFile(path);
@@ -107,46 +122,34 @@ function readRow(path: string, needle: string | undefined, match: MatchEntries |
   if (!decoded.header) return null;
   const entries = decoded.entries.map((e) => e.entry);
   const info = summarize(path, decoded.header, entries, statSync(path).mtime);
-  if (needle && !`${info.name ?? ""} ${info.allMessagesText}`.toLowerCase().includes(needle)) return null;
-  const shown = visibleEntries(entries);
-  const row: SessionRow = {
+  if (!matches(info, needle)) return null;
+  const row = rowOf(path, info, listingShapeOf(entries, decoded.issues.length));
+  if (needle) row.matches = match(visibleEntries(entries), needle);
+  return { info, row };
+}
+
+function matches(info: SessionInfo, needle: string | undefined): boolean {
+  return !needle || `${info.name ?? ""} ${info.allMessagesText}`.toLowerCase().includes(needle);
+}
+
+function rowOf(path: string, info: SessionInfo, shape: ListingShape): SessionRow {
+  return {
     id: info.id,
     path,
     cwd: info.cwd,
     name: info.name ?? null,
     firstMessage: info.firstMessage,
     messageCount: info.messageCount,
-    entryCount: shown.length,
-    branchCount: countBranches(shown),
+    entryCount: shape.entryCount,
+    branchCount: shape.branchCount,
     created: isoOrEmpty(info.created),
     modified: isoOrEmpty(info.modified),
-    issueCount: decoded.issues.length,
+    issueCount: shape.issueCount,
   };
-  if (match && needle) row.matches = match(shown, needle);
-  return { info, row };
 }
 
 function isoOrEmpty(date: Date): string {
   return Number.isNaN(date.getTime()) ? "" : date.toISOString();
-}
-
-/**
- * The entries `tree` shows: a leaf marker is bookkeeping and hidden, unless another writer (pi)
- * appended under it, which makes it history (as `SessionTree` reads it).
- */
-function visibleEntries(entries: readonly SessionEntry[]): SessionEntry[] {
-  const parents = new Set(entries.map((e) => e.parentId));
-  return entries.filter((entry) => !isLeafMarker(entry) || parents.has(entry.id));
-}
-
-/** How many branches the tree has: one, plus one more for every extra child anywhere. */
-function countBranches(entries: readonly SessionEntry[]): number {
-  if (entries.length === 0) return 0;
-  const children = new Map<string | null, number>();
-  for (const entry of entries) children.set(entry.parentId, (children.get(entry.parentId) ?? 0) + 1);
-  let branches = 1;
-  for (const count of children.values()) branches += count - 1;
-  return branches;
 }
 
 /**
