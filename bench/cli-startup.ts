@@ -8,23 +8,17 @@
  *
  * `--bin` adds another copy of the package (a build from before a change, say) to the same rounds.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { builtEnv, command, type TimedCommand, timeRounds } from "./spawn-time.js";
 import { median } from "./stats.js";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 const COMMANDS: readonly (readonly string[])[] = [["ls"], ["--version"], ["--help"]];
 const LS_TARGET_MS = 150;
-
-interface Variant {
-  label: string;
-  argv: readonly string[];
-  times: number[];
-}
 
 const { values } = parseArgs({
   options: { runs: { type: "string", default: "25" }, bin: { type: "string", multiple: true, default: [] } },
@@ -41,36 +35,18 @@ if (!existsSync(join(REPO, "dist/cli-bundle/main.js"))) {
 const work = mkdtempSync(join(tmpdir(), "sessiontree-cli-startup-"));
 const root = join(work, "root");
 mkdirSync(root);
-// The build, as installed: no source through tsx, no preloads.
-const { SESSIONTREE_FROM_SOURCE: _source, NODE_OPTIONS: _preloads, ...inherited } = process.env;
-const env = { ...inherited, SESSIONTREE_ROOT: root, HOME: work, NO_COLOR: "1" };
-
-const bare: Variant = { label: "node -e 0", argv: ["-e", "0"], times: [] };
-const variants: Variant[] = [bare];
+const bare = command("node -e 0", ["-e", "0"]);
+const variants: TimedCommand[] = [bare];
 for (const bin of bins) {
   const name = bin === bins[0] ? "sessiontree" : bin;
-  for (const args of COMMANDS)
-    variants.push({ label: `${name} ${args.join(" ")}`, argv: [bin, ...args], times: [] });
+  for (const args of COMMANDS) variants.push(command(`${name} ${args.join(" ")}`, [bin, ...args]));
 }
 
 try {
-  for (const variant of variants) time(variant); // warm the file cache: not counted
-  for (const variant of variants) variant.times.length = 0;
-  for (let round = 0; round < runs; round++) for (const variant of variants) time(variant);
+  timeRounds(variants, runs, { env: builtEnv({ SESSIONTREE_ROOT: root, HOME: work }), cwd: work });
   report();
 } finally {
   rmSync(work, { recursive: true, force: true });
-}
-
-function time(variant: Variant): void {
-  const started = process.hrtime.bigint();
-  const child = spawnSync(process.execPath, variant.argv, {
-    env,
-    cwd: work,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  variant.times.push(Number(process.hrtime.bigint() - started) / 1e6);
-  if (child.status !== 0) throw new Error(`${variant.label} exited ${child.status}: ${child.stderr}`);
 }
 
 function report(): void {
@@ -82,7 +58,7 @@ function report(): void {
     const line = `${variant.label.padEnd(48)} ${m.toFixed(0).padStart(5)} ms (${Math.min(...variant.times).toFixed(0)})${over}`;
     process.stdout.write(`${line}\n`);
   }
-  const ls = median((variants[1] as Variant).times);
+  const ls = median((variants[1] as TimedCommand).times);
   const verdict = ls < LS_TARGET_MS ? "met" : "NOT met";
   process.stdout.write(
     `target: \`sessiontree ls\` on an empty root < ${LS_TARGET_MS} ms: ${verdict} (${ls.toFixed(0)} ms)\n`,

@@ -14,7 +14,9 @@ import { MemoryStore } from "../src/store/memory/memory-store.js";
 import { PostgresStore } from "../src/store/postgres/index.js";
 import { SQLITE_MIGRATIONS, SqliteStore } from "../src/store/sqlite/index.js";
 import type { SessionStore } from "../src/store/store.js";
-import { freshDatabase } from "../test/store/pg-database.js";
+import { postgresUrl } from "./postgres-url.js";
+import { chain, entry } from "./store-entries.js";
+import { measureStoreTurns, TURN_NEW, TURN_PATH, turnTable } from "./store-turns.js";
 
 const QUICK = process.env.BENCH_QUICK === "1";
 const RUNS = QUICK ? 1 : 3;
@@ -38,26 +40,13 @@ interface Baseline {
   batchPerSec: number;
 }
 
-let serial = 0;
-/** A realistic entry (~400 bytes of JSON): a user or assistant message. */
-function entry(id: string, parentId: string | null): SessionEntry {
-  const text = `message ${serial++} `.padEnd(300, "lorem ipsum ");
-  const role = serial % 2 === 0 ? "user" : "assistant";
-  const message = { role, content: [{ type: "text", text }], timestamp: Date.now() };
-  return { type: "message", id, parentId, timestamp: new Date().toISOString(), message } as SessionEntry;
-}
-
-function chain(prefix: string, count: number, parentId: string | null): SessionEntry[] {
-  const out: SessionEntry[] = [];
-  for (let i = 0; i < count; i++)
-    out.push(entry(`${prefix}-${i}`, i === 0 ? parentId : `${prefix}-${i - 1}`));
-  return out;
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
+
+/** Names each run's entries apart (ids are unique per session, but a run may reuse one). */
+let runSerial = 0;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -66,7 +55,7 @@ function percentile(values: number[], p: number): number {
 
 async function singleAppends(store: SessionStore, owner: string): Promise<number> {
   const { id } = await store.createSession(owner);
-  const entries = chain(`s${serial}`, SINGLE, null);
+  const entries = chain(`s${runSerial++}`, SINGLE, null);
   const started = performance.now();
   for (const e of entries) await store.appendEntries(owner, id, [e]);
   return SINGLE / ((performance.now() - started) / 1000);
@@ -74,7 +63,7 @@ async function singleAppends(store: SessionStore, owner: string): Promise<number
 
 async function batchedAppend(store: SessionStore, owner: string): Promise<number> {
   const { id } = await store.createSession(owner);
-  const entries = chain(`b${serial}`, BATCH, null);
+  const entries = chain(`b${runSerial++}`, BATCH, null);
   const started = performance.now();
   await store.appendEntries(owner, id, entries);
   return BATCH / ((performance.now() - started) / 1000);
@@ -119,67 +108,6 @@ async function measure(name: string, store: SessionStore): Promise<Row> {
   } finally {
     await store.close();
   }
-}
-
-// A turn's read (issue 14.5): what an agent that holds the path up to the previous turn reads of a
-// 2,000-entry path, `readBranchSince` of the last turn's 2 entries, against `readBranch` of it all.
-const TURN_PATH = 2000;
-const TURN_NEW = 2;
-
-interface TurnReadRow {
-  backend: string;
-  wholeMs: number;
-  sinceMs: number;
-}
-
-async function turnReads(name: string, store: SessionStore): Promise<TurnReadRow> {
-  await store.init();
-  try {
-    const owner = `bench-turn-${Date.now()}`;
-    const { id } = await store.createSession(owner);
-    const path = chain("turn", TURN_PATH, null);
-    await store.appendEntries(owner, id, path);
-    const known = path[TURN_PATH - TURN_NEW - 1]?.id as string;
-    const timed = async (read: () => Promise<number>, expected: number) => {
-      const times: number[] = [];
-      for (let i = 0; i < READS * RUNS + 2; i++) {
-        const started = performance.now();
-        const count = await read();
-        if (count !== expected) throw new Error(`${name}: a turn read returned ${count} entries`);
-        if (i >= 2) times.push(performance.now() - started); // the first two warm caches
-      }
-      return median(times);
-    };
-    const wholeMs = await timed(async () => (await store.readBranch(owner, id)).length, TURN_PATH);
-    const sinceMs = await timed(
-      async () => (await store.readBranchSince(owner, id, known)).entries.length,
-      TURN_NEW,
-    );
-    return { backend: name, wholeMs, sinceMs };
-  } finally {
-    await store.close();
-  }
-}
-
-function turnReadTable(rows: TurnReadRow[]): string {
-  return [
-    `| backend | whole path: \`readBranch\` (ms) | new part: \`readBranchSince\` of the last ${TURN_NEW} (ms) | ratio |`,
-    "|---|---:|---:|---:|",
-    ...rows.map(
-      (r) =>
-        `| ${r.backend} | ${r.wholeMs.toFixed(2)} | ${r.sinceMs.toFixed(3)} | ${(r.wholeMs / r.sinceMs).toFixed(0)}× |`,
-    ),
-  ].join("\n");
-}
-
-async function turnReadBench(dir: string, pgUrl: string): Promise<string> {
-  const rows = [
-    await turnReads("memory", new MemoryStore()),
-    await turnReads("jsonl", new JsonlStore({ root: join(dir, "turn-jsonl") })),
-    await turnReads("sqlite", new SqliteStore({ path: join(dir, "turn.db") })),
-    await turnReads("postgres", new PostgresStore({ connectionString: pgUrl })),
-  ];
-  return turnReadTable(rows);
 }
 
 /** A bare session row for the driver-alone runs (the entries' foreign key needs one). */
@@ -244,27 +172,6 @@ async function postgresBaseline(url: string): Promise<Baseline> {
     await client.end();
   }
   return { backend: "postgres", batchPerSec: median(runs) };
-}
-
-async function postgresUrl(): Promise<{ url: string; stop: () => Promise<void> }> {
-  let stopServer = () => {};
-  if (!process.env.SESSIONTREE_TEST_PG_URL) {
-    const pgModule = "../scripts/pg.mjs";
-    const { startPostgres } = (await import(pgModule)) as {
-      startPostgres: () => Promise<{ url: string; stop: () => void }>;
-    };
-    const server = await startPostgres();
-    process.env.SESSIONTREE_TEST_PG_URL = server.url;
-    stopServer = server.stop;
-  }
-  const database = await freshDatabase("bench");
-  return {
-    url: database.url,
-    stop: async () => {
-      await database.drop();
-      stopServer();
-    },
-  };
 }
 
 function baselineTable(rows: Baseline[]): string {
@@ -419,7 +326,7 @@ async function main(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), "sessiontree-bench-turn-"));
     const pg = await postgresUrl();
     try {
-      console.log(await turnReadBench(dir, pg.url));
+      console.log(turnTable(await measureStoreTurns(dir, pg.url, READS * RUNS)));
     } finally {
       await pg.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -440,7 +347,7 @@ async function main(): Promise<void> {
     baselines.push(await sqliteBaseline(join(dir, "raw.db")));
     baselines.push(await postgresBaseline(pg.url));
     offload = await offloadBench();
-    turnRead = await turnReadBench(dir, pg.url);
+    turnRead = turnTable(await measureStoreTurns(dir, pg.url, READS * RUNS));
   } finally {
     await pg.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -493,6 +400,8 @@ async function main(): Promise<void> {
     `\`readBranchSince\` of the last ${TURN_NEW} entries of a ${TURN_PATH.toLocaleString("en")}-entry path, against \`readBranch\` of`,
     `the whole path, on each backend (medians of ${READS * RUNS} reads after two warm-up reads). The SQL`,
     "stores' walk up from the leaf stops at the known entry, so the read costs the new entries only.",
+    "A conversation of 1,000 turns (a user and an assistant message appended, then what is new read",
+    "back) shows it: its last turns cost what its first did.",
     "",
     turnRead,
     "",
