@@ -85,6 +85,10 @@ function timeOurAppends(source: string, count: number, locking: LockingMode): nu
   return ms;
 }
 
+/** What issue 14 asks of plain appends (ours ÷ pi, entries/s): the default locking mode, and in memory. */
+const NORMAL_TARGET = 1.2;
+const IN_MEMORY_TARGET = 1;
+
 /**
  * Plain appends (the OS has them when the call returns): pi's appendMessage against ours in both
  * locking modes, interleaved run by run after one unmeasured round that warms up all three.
@@ -114,12 +118,12 @@ export function measurePlainAppends(source: string, count: number, runs: number)
     },
     {
       group: "append",
-      what: `plain appendMessage ×${count}, locking "normal" (default, many writers: flock + stat + write each)`,
+      what: `plain appendMessage ×${count}, locking "normal" (default, many writers: flock + lseek + write each)`,
       unit: "entries/s",
       ours: rate(times.normal),
       pi: rate(times.pi),
-      target: 1.2,
-      note: "the lock and the catch-up check pi does without; pi's appends are not safe with a second writer",
+      target: NORMAL_TARGET,
+      note: "the lock and the catch-up check (the file's size by lseek; the path stat'ed at most once a ms, a repair marks the file it replaces) pi does without; pi's appends are not safe with a second writer",
     },
   ];
 }
@@ -147,7 +151,7 @@ export function measureMemoryAppends(count: number, runs: number): Row {
     unit: "entries/s",
     ours: rate(times.ours),
     pi: rate(times.pi),
-    target: 1,
+    target: IN_MEMORY_TARGET,
   };
 }
 

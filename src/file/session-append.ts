@@ -12,12 +12,21 @@ import type { SessionEntry } from "../core/entry.js";
 import { NotFoundError, SessionTreeError } from "../core/errors.js";
 import type { SessionTree } from "../core/tree.js";
 import { encodeLines } from "../format/jsonl/encode.js";
+import { endOf } from "./file-end.js";
 import { lockExclusive, unlock } from "./flock.js";
 import { KeptLock } from "./kept-lock.js";
 import { quarantineBytes } from "./quarantine.js";
 import type { SessionFileOptions } from "./session-file.js";
 import type { SessionContents } from "./session-read.js";
 import { writeAll } from "./write-all.js";
+
+/**
+ * How long, in a burst of appends, a look at the session's path holds (does it still name the file
+ * we hold open?). A replacement by a repair or migration is seen at once (they mark the file they
+ * replace), so this only bounds how long a tool that removes or renames the file without the lock
+ * goes unseen. A setting for tests, which turn it off to see that the mark alone is enough.
+ */
+export const appendChecks = { pathHoldsMs: 1 };
 
 /**
  * The write side of a session file. Every append happens under an exclusive flock: first the lines
@@ -29,7 +38,10 @@ export class SessionAppender {
   private fd: number | null = null;
   private readonly kept = new KeptLock();
   /** Our last write: where it ended and its bytes, to tell whose lines follow (see `catchUp`). */
-  private lastWrite: { end: number; text: string } | null = null;
+  private lastWriteEnd = -1;
+  private lastWriteText = "";
+  /** When the path was last found naming our file (performance.now()), see `sizeIfStillOurs`. */
+  private pathCheckedAt = Number.NEGATIVE_INFINITY;
   /** Lines that should be gone but were not, because a write failed half-way; reload before the next. */
   private dirty = false;
 
@@ -45,13 +57,33 @@ export class SessionAppender {
   /**
    * Appends under the lock. `build` runs after catching up with other writers and returns the
    * entries to write (typically made with `tree.append`, which picks ids against the complete tree).
+   * No closure or result object per call: a plain append is a few microseconds, and this is its path.
    */
   append(build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
-    return this.underLock((fd) => {
-      const { entries, data } = this.prepare(fd, build);
-      if (entries.length > 0) this.writeLines(fd, data, entries.length);
-      return entries;
-    });
+    // Exclusive mode: no writer that locks can have written since our last write.
+    const kept = this.dirty ? null : this.kept.usable(this.contents.bytes);
+    if (kept !== null) return this.buildAndWrite(kept, build);
+    this.kept.release();
+    for (;;) {
+      const fd = this.openForAppend();
+      lockExclusive(fd);
+      let keep = false;
+      try {
+        const size = this.sizeIfStillOurs(fd);
+        if (size === null) {
+          this.dirty = true; // reopen the path and re-read it on the next try
+          continue;
+        }
+        this.catchUp(fd, size);
+        this.moveTornTailAside(fd, size);
+        const entries = this.buildAndWrite(fd, build);
+        keep = this.options.locking === "exclusive" && !this.dirty;
+        return entries;
+      } finally {
+        if (keep) this.kept.keep(fd);
+        else unlock(fd);
+      }
+    }
   }
 
   /** Reads lines other processes appended since we last looked (without taking the lock). */
@@ -69,57 +101,44 @@ export class SessionAppender {
   }
 
   /**
-   * Runs the builder and checks its entries encode. If either throws, nothing is written and the
-   * tree is re-read from disk: entries the builder added in memory must not outlive the failure
-   * (the next append would name one as its parent, a parent that is on no disk).
+   * Runs the builder, checks its entries encode and writes them. If the builder or the encoding
+   * throws, nothing is written and the tree is re-read from disk: entries the builder added in
+   * memory must not outlive the failure (the next append would name one as its parent, a parent
+   * that is on no disk).
    */
-  private prepare(
-    fd: number,
-    build: (tree: SessionTree) => SessionEntry[],
-  ): { entries: SessionEntry[]; data: string } {
+  private buildAndWrite(fd: number, build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
     const tree = this.contents.tree;
     const leaf = tree.getLeafId();
+    let entries: SessionEntry[];
+    let data: string;
     try {
-      const entries = build(tree);
-      return { entries, data: encodeLines(entries) };
+      entries = build(tree);
+      data = encodeLines(entries);
     } catch (error) {
       this.reload(fd, this.contents.inode);
       this.contents.tree.restoreLeaf(leaf);
       throw error;
     }
+    if (entries.length > 0) this.writeLines(fd, data, entries.length);
+    return entries;
   }
 
   /**
-   * Runs `fn` holding the file's lock, after reading what others appended and moving a torn tail
-   * aside. If the file was replaced (a repair renamed a new one in) while we waited for the lock,
-   * start over on the new file: writing to the old inode would write into the backup.
+   * Under the lock: the size of the file we hold open, or null when the path no longer names it
+   * (removed, or replaced by a repair that renamed a new file in: writing to it would write into
+   * a file nobody reads). The size comes from our descriptor (`endOf`, half a stat's cost). The
+   * path is asked (a stat) only when that size is not the one we left, which is also how a repair
+   * or migration marks the file it replaced (`ReplacedMark`), or when its last answer is older
+   * than `appendChecks.pathHoldsMs` (a tool that removes or renames the file without the lock).
    */
-  private underLock<T>(fn: (fd: number) => T): T {
-    // Exclusive mode: no writer that locks can have written since our last write.
-    const kept = this.dirty ? null : this.kept.usable(this.contents.bytes);
-    if (kept !== null) return fn(kept);
-    this.kept.release();
-    for (;;) {
-      const fd = this.openForAppend();
-      lockExclusive(fd);
-      let keep = false;
-      try {
-        // One stat of the path says both whether it still names our file and how long that file is.
-        const current = statSync(this.path, { throwIfNoEntry: false });
-        if (!current || current.ino !== this.contents.inode) {
-          this.dirty = true; // reopen the path and re-read it on the next try
-          continue;
-        }
-        this.catchUp(fd, current.size);
-        this.moveTornTailAside(fd, current.size);
-        const value = fn(fd);
-        keep = this.options.locking === "exclusive" && !this.dirty;
-        return value;
-      } finally {
-        if (keep) this.kept.keep(fd);
-        else unlock(fd);
-      }
-    }
+  private sizeIfStillOurs(fd: number): number | null {
+    const size = endOf(fd);
+    const now = performance.now();
+    if (size === this.contents.bytes && now - this.pathCheckedAt < appendChecks.pathHoldsMs) return size;
+    const current = statSync(this.path, { throwIfNoEntry: false });
+    if (!current || current.ino !== this.contents.inode) return null;
+    this.pathCheckedAt = now;
+    return size;
   }
 
   private replacedUnderUs(): boolean {
@@ -131,7 +150,7 @@ export class SessionAppender {
   }
 
   private openForAppend(): number {
-    // Whether the path still names our file is checked under the lock (underLock), once per write.
+    // Whether the path still names our file is checked under the lock (sizeIfStillOurs) before each write.
     if (this.fd !== null && !this.dirty) return this.fd;
     // First write, or the file was replaced under us (a repair renamed a new one in): start over.
     this.close();
@@ -170,11 +189,11 @@ export class SessionAppender {
    * costs a read when another writer was active and nothing otherwise.
    */
   private lastWriteIsWhereWeThink(fd: number): boolean {
-    const last = this.lastWrite;
-    if (last === null || last.end !== this.contents.bytes) return true;
-    const expected = Buffer.from(last.text);
+    const end = this.lastWriteEnd;
+    if (end !== this.contents.bytes) return true;
+    const expected = Buffer.from(this.lastWriteText);
     const actual = Buffer.alloc(expected.length);
-    readSync(fd, actual, 0, actual.length, last.end - expected.length);
+    readSync(fd, actual, 0, actual.length, end - expected.length);
     return actual.equals(expected);
   }
 
@@ -217,6 +236,7 @@ export class SessionAppender {
     this.contents.wrote(bytes, lineCount);
     // Whether a writer that does not lock slipped in before this write is checked when the file is
     // next found longer than this (lastWriteIsWhereWeThink): no extra call on every write.
-    this.lastWrite = { end: this.contents.bytes, text: data };
+    this.lastWriteEnd = this.contents.bytes;
+    this.lastWriteText = data;
   }
 }

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { appendFileSync, linkSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { after, afterEach, beforeEach, test } from "node:test";
+import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
+import { isSessionTreeError } from "../../src/core/errors.js";
+import { repairFile } from "../../src/file/repair.js";
+import { appendChecks } from "../../src/file/session-append.js";
+import { SessionFile } from "../../src/file/session-file.js";
+import { encodeLine } from "../../src/format/jsonl/encode.js";
+import { splitLines, tempDir } from "../durability/support.js";
+import { entryMaker } from "../support/messages.js";
+
+// What a normal-mode writer sees under the lock before each append: the size of the file it holds
+// (lseek), and a look at the path only when that size is not the one it left, or when the last
+// look is older than `appendChecks.pathHoldsMs`. These tests turn the second reason off, so each
+// one shows that the size alone (or a repair's mark on the file it replaced) is enough.
+
+const { dir, cleanup } = tempDir("append-detection");
+const make = entryMaker();
+after(cleanup);
+const defaultHold = appendChecks.pathHoldsMs;
+beforeEach(() => {
+  appendChecks.pathHoldsMs = Number.POSITIVE_INFINITY;
+});
+afterEach(() => {
+  appendChecks.pathHoldsMs = defaultHold;
+});
+
+let files = 0;
+function newSession(extraLines = ""): string {
+  const path = join(dir, `s${++files}.jsonl`);
+  SessionFile.create(path, make.header(), [make.user("root0001", null, "root")]).close();
+  if (extraLines) appendFileSync(path, extraLines);
+  return path;
+}
+
+function custom(tag: string) {
+  return (tree: SessionFile["tree"]) => [
+    tree.append<CustomEntry>({ type: "custom", customType: "t", data: { tag } }),
+  ];
+}
+
+function idsOnDisk(path: string): string[] {
+  return splitLines(readFileSync(path))
+    .slice(1)
+    .map((line) => (JSON.parse(line.bytes.toString("utf8")) as SessionEntry).id);
+}
+
+test("a repair that replaces the file between two appends: the second lands in the new file", () => {
+  // A damaged line, so that the repair has something to change and renames a new file in.
+  const path = newSession('{"type":"message","id":"broken\n');
+  const file = SessionFile.open(path);
+  const [a] = file.write(custom("a"));
+  const inodeBefore = statSync(path).ino;
+
+  const report = repairFile(path);
+  assert.equal(report.changed, true);
+  assert.notEqual(statSync(path).ino, inodeBefore, "the repair renamed a new file in");
+
+  const [b] = file.write(custom("b"));
+  file.close();
+  assert.equal(b?.parentId, a?.id, "the writer kept its place in the conversation");
+  assert.deepEqual(idsOnDisk(path), ["root0001", a?.id, b?.id], "the append is in the file the path names");
+  const backup = readFileSync(report.backupPath as string, "utf8");
+  assert.ok(!backup.includes(b?.id as string), "nothing was written into the backup");
+  assert.ok(backup.includes('"id":"broken\n'), "the backup keeps the damaged original");
+});
+
+test("a repair leaves a replaced file that still has another name untouched", () => {
+  const path = newSession('{"type":"message","id":"broken\n');
+  const other = `${path}.mine`;
+  linkSync(path, other);
+  const before = readFileSync(other);
+  repairFile(path);
+  assert.deepEqual(readFileSync(other), before, "no mark on a file someone still names");
+});
+
+test("a line a writer without a lock (pi) appended between two appends is read before the next", () => {
+  const path = newSession();
+  const file = SessionFile.open(path);
+  const [a] = file.write(custom("a"));
+  appendFileSync(path, encodeLine(make.user("pi000001", a?.id as string, "from pi")));
+  const [b] = file.write(custom("b"));
+  file.close();
+  assert.ok(file.tree.getEntry("pi000001"), "pi's line joined the tree");
+  assert.equal(b?.parentId, a?.id, "our path stays ours");
+  assert.deepEqual(idsOnDisk(path), ["root0001", a?.id, "pi000001", b?.id]);
+});
+
+test("another locking writer's appends are caught up, a torn line is moved aside", () => {
+  const path = newSession();
+  const ours = SessionFile.open(path);
+  const theirs = SessionFile.open(path);
+  const [a] = ours.write(custom("a"));
+  const [t] = theirs.write(custom("t"));
+  appendFileSync(path, '{"type":"message","id":"torn');
+  const [b] = ours.write(custom("b"));
+  assert.ok(ours.tree.getEntry(t?.id as string), "the other writer's entry was read");
+  assert.ok(
+    ours.getIssues().some((issue) => issue.code === "torn_tail"),
+    "the torn line was moved aside",
+  );
+  ours.close();
+  theirs.close();
+  assert.deepEqual(idsOnDisk(path), ["root0001", a?.id, t?.id, b?.id]);
+});
+
+test("a file removed without the lock is seen once the last look at the path is old enough", () => {
+  appendChecks.pathHoldsMs = 1;
+  const path = newSession();
+  const file = SessionFile.open(path);
+  file.write(custom("a"));
+  rmSync(path);
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+  assert.throws(
+    () => file.write(custom("b")),
+    (error) => isSessionTreeError(error, "session_not_found"),
+  );
+  file.close();
+});
