@@ -130,9 +130,15 @@ function resumeFrom(
  * The path entries `projectContext` needs to give the same result as on the whole path: everything
  * from the last compaction's first kept entry on; before that, the latest entry of each setting
  * kind (and any message whose role is unknown after the latest assistant's: it may be one) and
- * every extension entry. Which kinds those are comes from core's `CONTEXT_ROLES`.
+ * every extension entry. Which kinds those are comes from core's `CONTEXT_ROLES`. `path` is entry
+ * numbers, root → the entry the context is at (the leaf for a resume; any node in the viewer).
+ * Null when the compaction's line is not what the index says.
  */
-function linesForContext(index: SessionIndex, path: number[], reader: IndexedReader): number[] | null {
+export function linesForContext(
+  index: SessionIndex,
+  path: ArrayLike<number>,
+  reader: IndexedReader,
+): number[] | null {
   const kindAt = (i: number) => index.kinds[path[i] as number] as number;
   let start = 0;
   let compactionAt = -1;

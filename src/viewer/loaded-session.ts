@@ -4,6 +4,7 @@ import { subagentNames } from "../format/describe.js";
 import { entryLine } from "./browser/entry-line.js";
 import { type MessagePage, type SelectionAnswer, selectionInTree, treeOf } from "./context-at.js";
 import { type SessionShape, shapeOf } from "./session-shape.js";
+import { attachedView, type SessionView } from "./session-view.js";
 import type { ViewerSession } from "./source.js";
 
 /**
@@ -15,30 +16,87 @@ export const INLINE_TEXTS = 5000;
 export const TEXT_PAGE = 4096;
 
 /**
- * A session read once and indexed by core, with what the page asks of it: its shape (sent first,
- * serialized once) and, per click, an entry with a page of the context there. The server keeps a
- * few of these; the single-file export's page makes one from its inlined session.
+ * A session read once, with what the page asks of it: its shape (sent first, serialized once) and,
+ * per click, an entry with a page of the context there. The server keeps a few of these; the
+ * single-file export's page makes one from its inlined session. Answers come from the view the
+ * source attached (a session file served through its sidecar index: indexed-session.ts), else from
+ * core's tree of the session's entries.
  */
 export class LoadedSession {
   private shapeText: string | undefined;
 
   private constructor(
-    readonly tree: SessionTree,
-    readonly shape: SessionShape,
-    private readonly subagents: ReadonlyMap<string, string>,
+    private readonly view: SessionView,
     /** What the source said of the file when it was read (`ViewerSource.version`). */
     readonly version: string | null,
   ) {}
 
   static of(session: ViewerSession, version: string | null = null): LoadedSession {
-    const tree = treeOf(session);
-    const subagents = subagentNames(tree.getEntries());
-    const texts = tree.getEntries().length <= INLINE_TEXTS;
-    const shape = shapeOf(tree, session, { texts, subagents });
+    return new LoadedSession(attachedView(session) ?? new TreeView(session), version);
+  }
+
+  get key(): string {
+    return this.view.key;
+  }
+
+  get size(): number {
+    return this.view.size;
+  }
+
+  get shape(): SessionShape {
+    return this.view.shape;
+  }
+
+  get tree(): SessionTree {
+    return this.view.tree;
+  }
+
+  has(entryId: string): boolean {
+    return this.view.has(entryId);
+  }
+
+  /** The shape as JSON, made once: a 100,000-entry session is sent again without stringifying it. */
+  shapeJson(): string {
+    this.shapeText ??= this.view.shapeJson();
+    return this.shapeText;
+  }
+
+  /** Row texts of nodes `from` to `to` (excluded), at most TEXT_PAGE of them, made as asked. */
+  textsOf(from: number, to: number): { from: number; texts: string[] } {
+    return this.view.textsOf(from, to);
+  }
+
+  /**
+   * What opening the session needs, in one answer: the shape, and as `start` the leaf's entry with
+   * the latest `tail` messages of its context (null without a leaf), so the page shows both after
+   * one request, however busy the server is with others (a listing that reads files).
+   */
+  openingJson(tail: number): string {
+    const shape = this.shapeJson();
+    const id = this.view.startId();
+    const start = id === undefined ? null : this.select(id, { tail });
+    return `${shape.slice(0, -1)},"start":${JSON.stringify(start)}}`;
+  }
+
+  select(entryId: string, page: MessagePage): SelectionAnswer {
+    return this.view.select(entryId, page);
+  }
+}
+
+/** A session indexed by core: every entry in memory. */
+export class TreeView implements SessionView {
+  readonly tree: SessionTree;
+  readonly shape: SessionShape;
+  private readonly subagents: ReadonlyMap<string, string>;
+
+  constructor(session: ViewerSession) {
+    this.tree = treeOf(session);
+    this.subagents = subagentNames(this.tree.getEntries());
+    const texts = this.tree.getEntries().length <= INLINE_TEXTS;
+    this.shape = shapeOf(this.tree, session, { texts, subagents: this.subagents });
     // The source resolved labels and the name as it read the file; they win.
-    shape.labels = session.labels;
-    shape.name = session.name;
-    return new LoadedSession(tree, shape, subagents, version);
+    this.shape.labels = session.labels;
+    this.shape.name = session.name;
   }
 
   get key(): string {
@@ -53,13 +111,15 @@ export class LoadedSession {
     return this.tree.getEntry(entryId) !== undefined;
   }
 
-  /** The shape as JSON, made once: a 100,000-entry session is sent again without stringifying it. */
   shapeJson(): string {
-    this.shapeText ??= JSON.stringify(this.shape);
-    return this.shapeText;
+    return JSON.stringify(this.shape);
   }
 
-  /** Row texts of nodes `from` to `to` (excluded), at most TEXT_PAGE of them, made as asked. */
+  startId(): string | undefined {
+    const leaf = this.shape.leaf >= 0 ? this.shape.leaf : this.shape.ids.length - 1;
+    return this.shape.ids[leaf];
+  }
+
   textsOf(from: number, to: number): { from: number; texts: string[] } {
     const entries = this.tree.getEntries();
     const start = Math.max(0, Math.min(from, entries.length));
@@ -71,19 +131,6 @@ export class LoadedSession {
       texts.push(inline ?? entryLine(entry, { subagent: this.subagents.get(entry.id) }).text);
     }
     return { from: start, texts };
-  }
-
-  /**
-   * What opening the session needs, in one answer: the shape, and as `start` the leaf's entry with
-   * the latest `tail` messages of its context (null without a leaf), so the page shows both after
-   * one request, however busy the server is with others (a listing that reads files).
-   */
-  openingJson(tail: number): string {
-    const shape = this.shapeJson();
-    const leaf = this.shape.leaf >= 0 ? this.shape.leaf : this.shape.ids.length - 1;
-    const id = this.shape.ids[leaf];
-    const start = id === undefined ? null : this.select(id, { tail });
-    return `${shape.slice(0, -1)},"start":${JSON.stringify(start)}}`;
   }
 
   select(entryId: string, page: MessagePage): SelectionAnswer {

@@ -6,6 +6,7 @@ import { refuseUnreadable } from "../file/file-kind.js";
 import { defaultPiAgentDir, defaultRoot, sessionsDir } from "../file/paths.js";
 import { SessionManager } from "../session/session-manager.js";
 import { rememberTree } from "./context-at.js";
+import { openThroughIndex } from "./indexed-open.js";
 import type {
   ViewerOrigin,
   ViewerSearchHit,
@@ -19,6 +20,11 @@ export interface LocalSourceOptions {
   root?: string;
   /** pi's agent directory; `null` leaves pi's sessions out. @default env PI_CODING_AGENT_DIR or ~/.pi/agent */
   piDir?: string | null;
+  /**
+   * Read every session whole, as before sessions were served through their sidecar index (for
+   * comparing the two: bench/viewer.ts). @default false
+   */
+  wholeRead?: boolean;
 }
 
 interface LocalOrigin {
@@ -48,7 +54,7 @@ export function createLocalSource(options: LocalSourceOptions = {}): ViewerSourc
     },
     async loadSession(key: string): Promise<ViewerSession> {
       const { origin, path } = resolveKey(origins, key);
-      return loadFile(origin, key, path);
+      return loadFile(origin, key, path, options.wholeRead === true);
     },
     async version(key: string): Promise<string> {
       const stats = statSync(resolveKey(origins, key).path, { bigint: true });
@@ -135,10 +141,22 @@ function resolveKey(origins: readonly LocalOrigin[], key: string): { origin: Loc
   return { origin, path };
 }
 
-function loadFile(origin: LocalOrigin, key: string, path: string): ViewerSession {
+/**
+ * A session file as the viewer shows it: served through its sidecar index when it can be (the
+ * index made on the way: indexed-open.ts), so the page draws from the tree's shape and the lines it
+ * shows, read by offset; otherwise, and for what needs every entry, read whole.
+ */
+function loadFile(origin: LocalOrigin, key: string, path: string, wholeRead: boolean): ViewerSession {
   // Opening an empty file would start a new session (as pi does), and another tool's file reads as
   // one error per line: the viewer shows neither, it says what the file is.
   refuseUnreadable(path);
+  const readWhole = () => readWholeFile(origin, key, path);
+  return (
+    (wholeRead ? null : openThroughIndex({ key, source: origin.source, path, readWhole })) ?? readWhole()
+  );
+}
+
+function readWholeFile(origin: LocalOrigin, key: string, path: string): ViewerSession {
   const manager = SessionManager.open(path, undefined, undefined, { root: origin.root });
   try {
     const header = manager.getHeader();

@@ -15,6 +15,8 @@ export class SessionList {
   private origins: ViewerOrigin[] = [];
   /** The shape asked for at start, for the session the address names. */
   private prefetched: { key: string; shape: Promise<Opening> } | null = null;
+  /** The session being opened, so that routing asks for it once. */
+  private opening: { key: string; done: Promise<void> } | null = null;
 
   constructor(
     private readonly viewer: Viewer,
@@ -23,10 +25,14 @@ export class SessionList {
 
   /** Lists the sessions, opens the one in the hash (or the newest), and wires search and reload. */
   start(hooks: ViewerHooks): void {
-    // A link to a session: ask for its shape now, while the list is read, not after.
+    // A link to a session: open it now, while the list is read, not after (listing sessions the
+    // catalog does not know yet reads them whole, which takes seconds for a large one).
     const linked = new URLSearchParams(location.hash.slice(1)).get("session");
-    if (linked) this.prefetched = { key: linked, shape: this.data.shape(linked) };
-    this.prefetched?.shape.catch(() => {});
+    if (linked) {
+      this.prefetched = { key: linked, shape: this.data.shape(linked) };
+      this.prefetched.shape.catch(() => {});
+      void this.show(linked);
+    }
     this.load()
       .then(() => {
         window.addEventListener("hashchange", () => this.route());
@@ -50,7 +56,16 @@ export class SessionList {
     });
   }
 
-  async show(key: string): Promise<void> {
+  show(key: string): Promise<void> {
+    if (this.opening?.key === key) return this.opening.done;
+    const done = this.open(key).finally(() => {
+      if (this.opening?.done === done) this.opening = null;
+    });
+    this.opening = { key, done };
+    return done;
+  }
+
+  private async open(key: string): Promise<void> {
     byId("workspace").hidden = false;
     byId("session-title").textContent = "Loading…";
     this.markActive(key);
@@ -77,6 +92,8 @@ export class SessionList {
     this.origins = origins;
     this.sessions = sessions;
     this.render();
+    const open = this.opening?.key ?? this.viewer.shown?.shape.key;
+    if (open !== undefined) this.markActive(open);
     document.body.classList.toggle("no-session", this.sessions.length === 0);
     if (this.sessions.length === 0) this.renderEmpty();
   }
