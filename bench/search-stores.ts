@@ -3,10 +3,12 @@
 // (rare and common words, identifiers and their pieces, prefixes, paths, phrases, no match), each
 // run once to warm and then timed; median and p95 of the warm runs, and the index size.
 //   npm run bench:search-stores -- [--sessions 2000] [--per 500] [--rounds 5] [--only sqlite|pg]
-//     [--sqlite-db /tmp/search-1m.db] [--pg URL] [--pg-db URL] [--reindex]
+//     [--sqlite-db /tmp/search-1m.db] [--pg URL] [--pg-db URL] [--reindex] [--answers FILE]
 // --sqlite-db / --pg-db keep the corpus: built when the database is empty, reused as it is after.
 // --reindex drops the search index of a kept corpus and rebuilds it from the stored entries with
 // the code as it is now (as a database migrating to schema step 3 would), timed.
+// --answers FILE keeps every query's hits (limit 20 and 200) in FILE, or checks them against it
+// (bench/search-answers.ts): the same corpus must answer the same after a change.
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +19,7 @@ import { PostgresStore } from "../src/store/postgres/index.js";
 import { SqliteStore } from "../src/store/sqlite/index.js";
 import type { SessionStore } from "../src/store/store.js";
 import { freshDatabase } from "../test/store/pg-database.js";
+import { checkAnswers } from "./search-answers.js";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i++) {
@@ -35,6 +38,7 @@ const ONLY = args.get("--only");
 const SQLITE_DB = args.get("--sqlite-db");
 const PG_DB = args.get("--pg-db");
 const REINDEX = args.get("--reindex") === "true";
+const ANSWERS = args.get("--answers");
 const PG_URL = args.get("--pg") ?? process.env.SESSIONTREE_TEST_PG_URL;
 const OWNER = "bench-user";
 
@@ -298,25 +302,33 @@ function quantile(sorted: number[], q: number): number {
 interface Timing {
   median: number;
   p95: number;
+  /** This process's CPU per query (median, p95): the SQLite store's whole work, little of PostgreSQL's. */
+  cpu: { median: number; p95: number };
   perQuery: Array<{ label: string; query: string; hits: number; median: number }>;
 }
 
 /** Every query once to warm, then ROUNDS rounds over the whole list (so a slow moment hits all alike). */
 async function timeQueries(store: SessionStore): Promise<Timing> {
   const times = QUERIES.map(() => [] as number[]);
+  const cpu: number[] = [];
   const hits: number[] = [];
   for (const [, query] of QUERIES) hits.push((await store.search(OWNER, query, { limit: 20 })).length);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, [, query]] of QUERIES.entries()) {
       const started = performance.now();
+      const usage = process.cpuUsage();
       await store.search(OWNER, query, { limit: 20 });
       times[i]?.push(performance.now() - started);
+      const spent = process.cpuUsage(usage);
+      cpu.push((spent.user + spent.system) / 1000);
     }
   }
   const all = times.flat().sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
   return {
     median: quantile(all, 0.5),
     p95: quantile(all, 0.95),
+    cpu: { median: quantile(cpu, 0.5), p95: quantile(cpu, 0.95) },
     perQuery: QUERIES.map(([label, query], i) => ({
       label,
       query,
@@ -329,11 +341,20 @@ async function timeQueries(store: SessionStore): Promise<Timing> {
   };
 }
 
+/** Every query's hits at two limits, for `--answers`. */
+async function answersOf(store: SessionStore): Promise<Record<string, unknown>> {
+  const answers: Record<string, unknown> = {};
+  for (const [, query] of QUERIES)
+    for (const limit of [20, 200])
+      answers[`${query} (limit ${limit})`] = await store.search(OWNER, query, { limit });
+  return answers;
+}
+
 function report(name: string, setup: string, sizes: string, result: Timing): void {
   console.log(`\n${name}: ${setup}`);
   console.log(`  ${sizes}`);
   console.log(
-    `  warm query: median ${result.median.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms (${QUERIES.length} queries × ${ROUNDS})`,
+    `  warm query: median ${result.median.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms (${QUERIES.length} queries × ${ROUNDS}); this process's CPU: median ${result.cpu.median.toFixed(1)} ms, p95 ${result.cpu.p95.toFixed(1)} ms`,
   );
   for (const q of result.perQuery)
     console.log(
@@ -388,6 +409,7 @@ async function benchSqlite(): Promise<void> {
     }
     db.close();
     report("sqlite", setup, sizes, await timeQueries(reopened));
+    if (ANSWERS) checkAnswers(ANSWERS, `sqlite ${SESSIONS}x${PER}`, await answersOf(reopened));
     await reopened.close();
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -434,6 +456,7 @@ async function benchPostgres(base: string): Promise<void> {
       .join(", ");
     const sizes = `${r.entries} entries; database ${mb(r.db)}, search_entries ${mb(r.total)} in all (table ${mb(r.heap)}; ${indexes})`;
     report("postgres", setup, sizes, await timeQueries(store));
+    if (ANSWERS) checkAnswers(ANSWERS, `postgres ${SESSIONS}x${PER}`, await answersOf(store));
     await store.close();
   } finally {
     await database.drop();
