@@ -68,17 +68,23 @@ export class CommandContext {
   /**
    * Opens a session through the pi-compatible manager, runs `use`, and closes it. With `write`,
    * the session's writer lease is taken first: a session an agent owns is refused (`lease_held`).
+   * With `whole`, a large session is read whole at open, once, for a command that uses all of it
+   * (by default only the leaf's context is read, through the sidecar index, and the rest on demand).
    */
   async withSession<T>(
     ref: string | undefined,
     use: (manager: SessionManager, path: string) => T,
-    options: { write?: boolean } = {},
+    options: { write?: boolean; whole?: boolean } = {},
   ): Promise<T> {
     const path = this.sessionPath(ref);
     // Loaded on use: listing and checking never open a session through the manager.
     const { SessionManager } = await import("../session/session-manager.js");
     const lease = options.write ? "fail" : undefined;
-    const manager = SessionManager.open(path, undefined, undefined, { root: this.location.root, lease });
+    const manager = SessionManager.open(path, undefined, undefined, {
+      root: this.location.root,
+      lease,
+      open: options.whole ? "whole" : "resume",
+    });
     try {
       return use(manager, path);
     } finally {

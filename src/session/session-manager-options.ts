@@ -26,4 +26,11 @@ export interface SessionManagerOptions {
    * @default undefined (no lease: several writers may append, serialized by the file lock)
    */
   lease?: "fail" | "read-only";
+  /**
+   * How a large session file is opened: `"resume"` reads only the lines the leaf's context needs
+   * (through the sidecar index) and the rest when first asked for; `"whole"` reads every line at
+   * open, once, for a caller that will want the whole tree anyway (a tree view, an export).
+   * @default "resume"
+   */
+  open?: "resume" | "whole";
 }

@@ -249,3 +249,19 @@ test("a long path without a compaction is read whole at open, once: getBranch re
     }
   }
 });
+
+test('open: "whole" reads a large session whole at open, once, and writes no index', () => {
+  const { path, leaf } = writeSession();
+  const manager = SessionManager.open(path, dir, undefined, { open: "whole" });
+  assert.equal(readWhole(manager), true, "the whole file was read at open");
+  assert.equal(existsSync(indexPathFor(path)), false, "no index: it would only be a second read");
+  assert.equal(manager.getLeafId(), leaf);
+  const full = SessionFile.open(path);
+  assert.deepStrictEqual(manager.getTree(), full.tree.getTree());
+  assert.deepStrictEqual(manager.buildSessionContext(), projectContext(full.tree.getBranch()));
+  full.close();
+  manager.close();
+  const resumed = SessionManager.open(path, dir);
+  assert.equal(readWhole(resumed), false, "the default still resumes through the index");
+  resumed.close();
+});

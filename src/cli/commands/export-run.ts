@@ -28,10 +28,14 @@ export async function runExport(
   options: ExportOptions,
 ): Promise<void> {
   const format = formatOf(options, ctx.json);
-  const { path, text, sessionId } = await ctx.withSession(readablePath(ctx, ref), (manager, path) => {
-    const at = options.at === undefined ? manager.getLeafId() : resolveEntryId(manager.tree, options.at);
-    return { path, text: render(manager, format, at), sessionId: manager.getSessionId() };
-  });
+  const { path, text, sessionId } = await ctx.withSession(
+    readablePath(ctx, ref),
+    (manager, path) => {
+      const at = options.at === undefined ? manager.getLeafId() : resolveEntryId(manager.tree, options.at);
+      return { path, text: render(manager, format, at), sessionId: manager.getSessionId() };
+    },
+    { whole: true },
+  );
   if (!options.output) {
     ctx.io.out(text);
     return;

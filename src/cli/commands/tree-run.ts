@@ -32,16 +32,20 @@ export async function runTree(
   ref: string | undefined,
   options: TreeOptions,
 ): Promise<void> {
-  const view = await ctx.withSession(readablePath(ctx, ref), (manager, path) => ({
-    path,
-    roots: manager.getTree(),
-    leafId: manager.getLeafId(),
-    issues: manager.getIssues(),
-    sessionId: manager.getSessionId(),
-    name: manager.getSessionName(),
-    count: manager.getEntries().length,
-    subagents: subagentNames(manager.getEntries()),
-  }));
+  const view = await ctx.withSession(
+    readablePath(ctx, ref),
+    (manager, path) => ({
+      path,
+      roots: manager.getTree(),
+      leafId: manager.getLeafId(),
+      issues: manager.getIssues(),
+      sessionId: manager.getSessionId(),
+      name: manager.getSessionName(),
+      count: manager.getEntries().length,
+      subagents: subagentNames(manager.getEntries()),
+    }),
+    { whole: true },
+  );
   const { path, roots, leafId, issues, sessionId, name, count, subagents } = view;
   if (ctx.json) {
     return ctx.printJson({

@@ -27,11 +27,19 @@ export const memorySource: BackingSource = {
   holding: (header, entries, previousPath) => MemoryBacking.holding(header, entries, previousPath),
 };
 
-/** Session files in `sessionDir`; a large one is opened through its sidecar index. */
-export function fileSource(sessionDir: string, options: FileBackingOptions): BackingSource {
+/**
+ * Session files in `sessionDir`; a large one is opened through its sidecar index, unless the
+ * caller will read it whole anyway (`whole`: the index would only be a second read).
+ */
+export function fileSource(
+  sessionDir: string,
+  options: FileBackingOptions & { open?: "resume" | "whole" },
+): BackingSource {
   const newPath = (header: SessionHeader) => join(sessionDir, sessionFileName(header.timestamp, header.id));
+  const indexed = (path: string, size: number) =>
+    options.open === "whole" ? null : IndexedBacking.open(path, size, options);
   return {
-    open: (path, size) => IndexedBacking.open(path, size, options) ?? FileBacking.open(path, options),
+    open: (path, size) => indexed(path, size) ?? FileBacking.open(path, options),
     fresh: (header, path) => FileBacking.unwritten(path ?? newPath(header), header, options),
     holding: (header, entries) => FileBacking.create(newPath(header), header, entries, options),
   };
