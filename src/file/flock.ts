@@ -30,14 +30,17 @@ export function withExclusiveLock<T>(fd: number, fn: () => T): T {
 }
 
 /**
- * Takes the exclusive lock on `fd`, waiting for other processes. Before waiting, every lock this
- * process keeps is given up (their holders re-lock and catch up on their next write): a wait while
- * holding one could be a wait for ourselves, or one half of two processes waiting for each other.
+ * Takes the exclusive lock on `fd`, waiting for other processes; true when it had to wait (someone
+ * held it: a writer, or a repair that may have replaced the file meanwhile). Before waiting, every
+ * lock this process keeps is given up (their holders re-lock and catch up on their next write): a
+ * wait while holding one could be a wait for ourselves, or one half of two processes waiting for
+ * each other.
  */
-export function lockExclusive(fd: number): void {
-  if (tryExclusiveLock(fd)) return;
+export function lockExclusive(fd: number): boolean {
+  if (tryExclusiveLock(fd)) return false;
   giveUpKeptLocks(fd);
   fsExt.flockSync(fd, "ex");
+  return true;
 }
 
 /**

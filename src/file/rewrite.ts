@@ -1,40 +1,47 @@
-import { closeSync, constants, copyFileSync, existsSync, fsyncSync, openSync, unlinkSync } from "node:fs";
-import { ReplacedMark } from "./replaced-mark.js";
+import { existsSync, linkSync, statSync, unlinkSync } from "node:fs";
+import { appendChecks } from "./session-append.js";
 import { writeAtomic } from "./write-atomic.js";
 
 /**
  * Replaces a file's content atomically (`writeAtomic`, with fsync) and keeps the original: it is
- * first copied to `<file>.<suffix>` (or a numbered variant when that exists) and flushed, so the
- * old bytes are on disk under the backup's name before the new ones take the file's. A crash at
+ * first hard-linked to `<file>.<suffix>` (or a numbered variant when that exists), so the old
+ * bytes are on disk under the backup's name before the new ones take the file's, and a line a
+ * writer without the lock (pi) appends to the old file meanwhile is in the backup too. A crash at
  * any point leaves either the old or the new content at `path`, never a mix, and the old content
- * is always still on disk. A copy, not a hard link: the replaced file is then left with no name,
- * and is marked for the writers that still hold it open (replaced-mark.ts). Meant to run under
- * the file's lock. Returns the backup's path.
+ * is always still on disk. Returns the backup's path.
+ *
+ * Runs under the old file's lock (repair, migrate), and keeps it a little longer than a writer
+ * trusts its last look at the path (`appendChecks.pathHoldsMs`, session-append.ts): a writer that
+ * appends next either waited for the lock or finds that look too old, and either way asks the
+ * path and re-reads the new file instead of appending to the backup.
  */
 export function replaceKeepingBackup(path: string, content: string | Buffer, suffix: string): string {
   const backup = freeName(`${path}.${suffix}`);
-  copyFileSync(path, backup, constants.COPYFILE_EXCL);
-  const mark = ReplacedMark.before(path);
+  linkSync(path, backup);
   try {
-    flush(backup);
     writeAtomic(path, content);
   } catch (error) {
-    // Nothing was replaced: the backup would only be a second copy of the unchanged file.
-    mark.cancel();
-    unlinkSync(backup);
+    // Failed after the rename (the folder's fsync): the original lives on only as the backup.
+    if (renamedIn(path, backup)) holdFor(2 * appendChecks.pathHoldsMs);
+    // Nothing was replaced: the backup would only be a second name for the unchanged file.
+    else unlinkSync(backup);
     throw error;
   }
-  mark.replaced();
+  holdFor(2 * appendChecks.pathHoldsMs);
   return backup;
 }
 
-function flush(path: string): void {
-  const fd = openSync(path, "r");
+/** Whether the new file took the path (a failure after the rename, say the folder's fsync). */
+function renamedIn(path: string, backup: string): boolean {
   try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    return statSync(path).ino !== statSync(backup).ino;
+  } catch {
+    return false;
   }
+}
+
+function holdFor(ms: number): void {
+  if (ms > 0 && Number.isFinite(ms)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function freeName(base: string): string {

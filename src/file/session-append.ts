@@ -22,9 +22,9 @@ import { writeAll } from "./write-all.js";
 
 /**
  * How long, in a burst of appends, a look at the session's path holds (does it still name the file
- * we hold open?). A replacement by a repair or migration is seen at once (they mark the file they
- * replace), so this only bounds how long a tool that removes or renames the file without the lock
- * goes unseen. A setting for tests, which turn it off to see that the mark alone is enough.
+ * we hold open?). A repair or migration keeps the lock longer than this after its rename
+ * (rewrite.ts), so its replacement is always seen; this bounds how long a tool that removes or
+ * renames the file without the lock goes unseen. A setting for tests.
  */
 export const appendChecks = { pathHoldsMs: 1 };
 
@@ -66,10 +66,10 @@ export class SessionAppender {
     this.kept.release();
     for (;;) {
       const fd = this.openForAppend();
-      lockExclusive(fd);
+      const waited = lockExclusive(fd);
       let keep = false;
       try {
-        const size = this.sizeIfStillOurs(fd);
+        const size = this.sizeIfStillOurs(fd, waited);
         if (size === null) {
           this.dirty = true; // reopen the path and re-read it on the next try
           continue;
@@ -126,15 +126,19 @@ export class SessionAppender {
   /**
    * Under the lock: the size of the file we hold open, or null when the path no longer names it
    * (removed, or replaced by a repair that renamed a new file in: writing to it would write into
-   * a file nobody reads). The size comes from our descriptor (`endOf`, half a stat's cost). The
-   * path is asked (a stat) only when that size is not the one we left, which is also how a repair
-   * or migration marks the file it replaced (`ReplacedMark`), or when its last answer is older
-   * than `appendChecks.pathHoldsMs` (a tool that removes or renames the file without the lock).
+   * the repair's backup, which nobody reads as the session). The size comes from our descriptor
+   * (`endOf`, half a stat's cost). The path is asked (a stat) when that size is not the one we
+   * left, when we had to wait for the lock (its holder may have been a repair), or when its last
+   * answer is older than `appendChecks.pathHoldsMs`. A repair or migration holds the lock that
+   * long after its rename (`replaceKeepingBackup`), so a writer either waits for it or finds its
+   * last look too old; a tool that removes or renames the file without the lock is seen by the
+   * age rule alone.
    */
-  private sizeIfStillOurs(fd: number): number | null {
+  private sizeIfStillOurs(fd: number, waited: boolean): number | null {
     const size = endOf(fd);
     const now = performance.now();
-    if (size === this.contents.bytes && now - this.pathCheckedAt < appendChecks.pathHoldsMs) return size;
+    const recent = now - this.pathCheckedAt < appendChecks.pathHoldsMs;
+    if (size === this.contents.bytes && !waited && recent) return size;
     const current = statSync(this.path, { throwIfNoEntry: false });
     if (!current || current.ino !== this.contents.inode) return null;
     this.pathCheckedAt = now;

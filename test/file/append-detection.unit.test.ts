@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { appendFileSync, linkSync, readFileSync, rmSync, statSync } from "node:fs";
+import { once } from "node:events";
+import { appendFileSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, afterEach, beforeEach, test } from "node:test";
+import { Worker } from "node:worker_threads";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { repairFile } from "../../src/file/repair.js";
@@ -12,9 +15,9 @@ import { splitLines, tempDir } from "../durability/support.js";
 import { entryMaker } from "../support/messages.js";
 
 // What a normal-mode writer sees under the lock before each append: the size of the file it holds
-// (lseek), and a look at the path only when that size is not the one it left, or when the last
-// look is older than `appendChecks.pathHoldsMs`. These tests turn the second reason off, so each
-// one shows that the size alone (or a repair's mark on the file it replaced) is enough.
+// (lseek), and a look at the path only when that size is not the one it left, when it waited for
+// the lock, or when the last look is older than `appendChecks.pathHoldsMs`. These tests turn the
+// age rule off (unless they say otherwise), so each shows that the other signals are enough.
 
 const { dir, cleanup } = tempDir("append-detection");
 const make = entryMaker();
@@ -48,6 +51,8 @@ function idsOnDisk(path: string): string[] {
 }
 
 test("a repair that replaces the file between two appends: the second lands in the new file", () => {
+  // The age rule on, as by default: the repair holds the lock longer than a look at the path holds.
+  appendChecks.pathHoldsMs = defaultHold;
   // A damaged line, so that the repair has something to change and renames a new file in.
   const path = newSession('{"type":"message","id":"broken\n');
   const file = SessionFile.open(path);
@@ -57,6 +62,11 @@ test("a repair that replaces the file between two appends: the second lands in t
   const report = repairFile(path);
   assert.equal(report.changed, true);
   assert.notEqual(statSync(path).ino, inodeBefore, "the repair renamed a new file in");
+  assert.equal(
+    statSync(report.backupPath as string).ino,
+    inodeBefore,
+    "the backup is the original file itself (a hard link): whatever anyone wrote to it stays on disk",
+  );
 
   const [b] = file.write(custom("b"));
   file.close();
@@ -67,13 +77,32 @@ test("a repair that replaces the file between two appends: the second lands in t
   assert.ok(backup.includes('"id":"broken\n'), "the backup keeps the damaged original");
 });
 
-test("a repair leaves a replaced file that still has another name untouched", () => {
-  const path = newSession('{"type":"message","id":"broken\n');
-  const other = `${path}.mine`;
-  linkSync(path, other);
-  const before = readFileSync(other);
-  repairFile(path);
-  assert.deepEqual(readFileSync(other), before, "no mark on a file someone still names");
+test("a writer that waited for the lock asks the path: a file replaced meanwhile is re-read", async () => {
+  const path = newSession();
+  const file = SessionFile.open(path);
+  const [a] = file.write(custom("a"));
+  // Another thread takes the lock, renames a copy of the file in (as a repair does) and holds on.
+  const holder = new Worker(
+    `const { workerData, parentPort } = require("node:worker_threads");
+     const fs = require("node:fs");
+     const fsExt = require(workerData.fsExt);
+     const fd = fs.openSync(workerData.path, "r+");
+     fsExt.flockSync(fd, "ex");
+     fs.writeFileSync(workerData.path + ".new", fs.readFileSync(workerData.path));
+     fs.renameSync(workerData.path + ".new", workerData.path);
+     parentPort.postMessage("replaced");
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+     fsExt.flockSync(fd, "un");
+     fs.closeSync(fd);`,
+    { eval: true, workerData: { path, fsExt: createRequire(import.meta.url).resolve("fs-ext") } },
+  );
+  await once(holder, "message");
+  const replaced = statSync(path).ino;
+  const [b] = file.write(custom("b")); // waits for the holder: the age rule is off (beforeEach)
+  file.close();
+  await once(holder, "exit");
+  assert.equal(statSync(path).ino, replaced);
+  assert.deepEqual(idsOnDisk(path), ["root0001", a?.id, b?.id], "the append is in the file the path names");
 });
 
 test("a line a writer without a lock (pi) appended between two appends is read before the next", () => {
