@@ -63,6 +63,7 @@ export function lookOfKind(kind: number): LookCode | null {
  */
 export function lookOfLine(line: Buffer, kind: number): LookCode {
   if (line[line.length - 1] !== CLOSE) return NEEDS_WHOLE_READ;
+  if (mayHoldAnotherRecord(line) && parse(line) === null) return NEEDS_WHOLE_READ;
   const known = lookOfKind(kind);
   if (known !== null) return known;
   if (kind === CUSTOM) return customLook(line);
@@ -103,6 +104,26 @@ function plainMessageLook(line: Buffer): LookCode | null {
 function parsedLook(line: Buffer): LookCode {
   const checked = checkEntry(parse(line));
   return checked.ok ? look(entryLook(checked.value as SessionEntry)) : NEEDS_WHOLE_READ;
+}
+
+const RECORD_START = Buffer.from('{"type":"');
+/** The `type` of every record a session line may start with (entries and the header). */
+const RECORD_TYPES = new Set<string>([...Object.keys(ENTRY_TYPES), "session"]);
+
+/**
+ * Whether a record starts inside the line, as when pi's next line was written after a torn one
+ * (a crash cut its write; the glued line then ends in `}` like any other, and the indexer reads
+ * only its start). Inside a valid JSON string a quote is escaped, so an unescaped `{"type":"`
+ * naming an entry type after the line's start is such a record, or an object nested in an
+ * extension's data that happens to look like one: either way the caller parses the line to know.
+ */
+function mayHoldAnotherRecord(line: Buffer): boolean {
+  for (let at = line.indexOf(RECORD_START, 1); at >= 0; at = line.indexOf(RECORD_START, at + 1)) {
+    const from = at + RECORD_START.length;
+    const end = line.indexOf(QUOTE, from);
+    if (end > from && end - from <= 24 && RECORD_TYPES.has(line.toString("latin1", from, end))) return true;
+  }
+  return false;
 }
 
 function parse(line: Buffer): unknown {

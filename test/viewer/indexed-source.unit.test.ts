@@ -200,6 +200,24 @@ describe("a session file served through its sidecar index", () => {
     assert.equal(indexed.loaded.openingJson(200), whole.loaded.openingJson(200));
     assert.ok(JSON.parse(whole.loaded.shapeJson()).issues.length > 0, "the damage is reported");
   });
+
+  it("reads whole a file where pi's next line was glued to a torn one (it ends in } like any other)", async () => {
+    // Without the line the test before cut short: this file's only damage is the glued line.
+    const lines = readFileSync(path, "utf8")
+      .trimEnd()
+      .split("\n")
+      .filter((line) => !line.includes('"id":"broken1"'));
+    const last = JSON.parse(lines[lines.length - 1] as string) as { id: string };
+    const torn = `{"type":"message","id":"torn0001","parentId":"${last.id}","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user",`;
+    const next = `{"type":"message","id":"pi000002","parentId":"${last.id}","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"after the crash","timestamp":1}}`;
+    writeFileSync(path, `${lines.join("\n")}\n${torn}${next}\n`);
+    rmSync(indexPathFor(path), { force: true });
+    const indexed = await open(false);
+    assert.equal(attachedView(indexed.session), undefined, "not served through the index");
+    const whole = await open(true);
+    assert.equal(indexed.loaded.openingJson(200), whole.loaded.openingJson(200));
+    assert.ok(JSON.parse(whole.loaded.shapeJson()).issues.length > 0, "the damage is reported");
+  });
 });
 
 /** The error `run` throws, to match another against. */
