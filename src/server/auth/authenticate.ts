@@ -52,25 +52,26 @@ export class Authenticator {
     const match = header === undefined ? null : /^Bearer\s+(\S{1,4096})\s*$/i.exec(header);
     if (!match?.[1]) throw unauthorized("A bearer credential is required");
     const token = match[1];
-    const now = new Date();
-    const principal = looksLikeApiKey(token)
-      ? await this.checkApiKey(token, now)
-      : await this.checkJwt(token);
+    if (looksLikeApiKey(token)) return this.checkApiKey(token, new Date());
+    const principal = await this.checkJwt(token);
     if (await this.db.findDisabledUser(principal.userId)) throw disabled();
     return principal;
   }
 
+  /** One query (the key and its user's disabled row); a write only when the last use is a minute old. */
   private async checkApiKey(token: string, now: Date): Promise<Principal> {
     const id = apiKeyId(token);
     const row = id === null ? undefined : await this.db.findKey(id);
     if (!row || row.revokedAt !== null || !keyMatches(token, row.keyHash)) {
       throw unauthorized("The API key is unknown or revoked");
     }
-    if (row.expiresAt !== null && row.expiresAt <= now.toISOString()) {
-      throw unauthorized("The API key has expired");
-    }
+    const at = now.toISOString();
+    if (row.expiresAt !== null && row.expiresAt <= at) throw unauthorized("The API key has expired");
+    if (row.userDisabled) throw disabled();
     const since = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString();
-    await this.db.touchKey(row.id, now.toISOString(), since);
+    // The row read says whether the minute has passed: the UPDATE (its own condition kept, for
+    // other instances touching the key meanwhile) is sent only then.
+    if (row.lastUsedAt === null || row.lastUsedAt < since) await this.db.touchKey(row.id, at, since);
     return { userId: row.userId, credentialId: `key:${row.id}`, kind: "api_key", expiresAt: row.expiresAt };
   }
 

@@ -20,7 +20,8 @@ export interface ServiceDb {
   close(): Promise<void>;
 
   insertKey(row: ApiKeyRow): Promise<void>;
-  findKey(id: string): Promise<ApiKeyRow | undefined>;
+  /** The key and whether its user is disabled, in one query: what authenticating a request reads. */
+  findKey(id: string): Promise<KeyForAuth | undefined>;
   listKeys(userId: string): Promise<ApiKeyRow[]>;
   /** True when a live key of this user was revoked now. */
   revokeKey(userId: string, id: string, at: string): Promise<boolean>;
@@ -59,6 +60,11 @@ export interface ApiKeyRow {
   expiresAt: string | null;
   /** Last request it authenticated, to the minute; null: never used. */
   lastUsedAt: string | null;
+}
+
+export interface KeyForAuth extends ApiKeyRow {
+  /** The key's user is disabled (disabled_users holds it). */
+  userDisabled: boolean;
 }
 
 export interface DisabledUserRow {

@@ -1,8 +1,22 @@
 import { runFlow } from "../../store/engine/step.js";
 import type { TxSql } from "../../store/store.js";
-import type { ApiKeyRow, DeletionRow, DisabledUserRow, IdempotencyRow, ServiceDb } from "./service-db.js";
+import { KeyLookups } from "./key-lookups.js";
+import type {
+  ApiKeyRow,
+  DeletionRow,
+  DisabledUserRow,
+  IdempotencyRow,
+  KeyForAuth,
+  ServiceDb,
+} from "./service-db.js";
 import { type IdempotencyRecord, type KeyRecord, toIdempotency, toKey } from "./service-rows.js";
 import { recordDeletion } from "./tx-rows.js";
+
+type AuthRecord = KeyRecord & { disabled_user: string | null };
+
+function toKeyForAuth(record: AuthRecord): KeyForAuth {
+  return { ...toKey(record), userDisabled: record.disabled_user !== null };
+}
 
 /**
  * What the server's tables need of a database. Both drivers take the SQL below as written:
@@ -22,7 +36,12 @@ export interface ServiceSql {
 const SQL = {
   insertKey: `INSERT INTO api_keys (id, user_id, name, key_hash, created_at, revoked_at, expires_at, last_used_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-  findKey: "SELECT * FROM api_keys WHERE id = $1",
+  /** Every request's one lookup: the key, and its user's row in disabled_users if any. */
+  findKey: `SELECT k.*, d.user_id AS disabled_user FROM api_keys k
+    LEFT JOIN disabled_users d ON d.user_id = k.user_id WHERE k.id = $1`,
+  /** The same for the keys of concurrent requests (PostgreSQL, key-lookups.ts). */
+  findKeys: `SELECT k.*, d.user_id AS disabled_user FROM api_keys k
+    LEFT JOIN disabled_users d ON d.user_id = k.user_id WHERE k.id = ANY ($1::text[])`,
   listKeys: "SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id",
   revokeKey: "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
   countLiveKeys: `SELECT COUNT(*) AS n FROM api_keys
@@ -49,7 +68,20 @@ export class SqlServiceDb implements ServiceDb {
   readonly sharesStoreTransactions: boolean;
   readonly sql: TxSql;
 
+  /**
+   * PostgreSQL: concurrent requests' key lookups share queries (a round trip each otherwise).
+   * SQLite answers at once: nothing would wait to share.
+   */
+  private readonly keyLookups: KeyLookups<KeyForAuth> | undefined;
+
   constructor(private readonly db: ServiceSql) {
+    this.keyLookups =
+      db.kind === "postgres"
+        ? new KeyLookups(
+            async (ids) => (await db.all<AuthRecord>(SQL.findKeys, [ids])).map(toKeyForAuth),
+            (row) => row.id,
+          )
+        : undefined;
     this.kind = db.kind;
     this.sharesStoreTransactions = db.shared;
     this.sql = {
@@ -80,9 +112,10 @@ export class SqlServiceDb implements ServiceDb {
     ]);
   }
 
-  async findKey(id: string): Promise<ApiKeyRow | undefined> {
-    const [record] = await this.db.all<KeyRecord>(SQL.findKey, [id]);
-    return record && toKey(record);
+  async findKey(id: string): Promise<KeyForAuth | undefined> {
+    if (this.keyLookups) return this.keyLookups.find(id);
+    const [record] = await this.db.all<AuthRecord>(SQL.findKey, [id]);
+    return record && toKeyForAuth(record);
   }
 
   async listKeys(userId: string): Promise<ApiKeyRow[]> {

@@ -53,8 +53,11 @@ async function handleRequest(c: Context, route: AnyRoute, services: ServerServic
   };
   // Keys made while serving this request are bounded by its credential (auth/key-limits.ts).
   const run = () => withKeyCreator(principal, services.ops.keys, handle);
-  if (idempotency === undefined) return replyResponse(await run());
-  return runKeyed(services, route, idempotency, run);
+  if (idempotency !== undefined) return runKeyed(services, route, idempotency, run);
+  // The request id goes in with the other headers, so the middleware need not add it afterwards.
+  const response = replyResponse(await run(), facts && { "X-Request-Id": facts.requestId });
+  if (facts) facts.idInResponse = true;
+  return response;
 }
 
 function idempotencyScope(

@@ -23,11 +23,12 @@ export function toHttpResponse(stored: StoredResponse, extra: Record<string, str
 }
 
 /** The reply as sent: a ReadableStream body goes out as it is read (chunked), anything else whole. */
-export function replyResponse(reply: Reply): Response {
-  if (!(reply.body instanceof ReadableStream)) return toHttpResponse(serializeReply(reply), reply.headers);
+export function replyResponse(reply: Reply, extra?: Record<string, string>): Response {
+  const more = extra ? { ...extra, ...reply.headers } : reply.headers;
+  if (!(reply.body instanceof ReadableStream)) return toHttpResponse(serializeReply(reply), more);
   const headers: Record<string, string> = {
     "content-type": reply.contentType ?? "application/octet-stream",
-    ...reply.headers,
+    ...more,
   };
   if (reply.revision !== undefined) headers.etag = formatEtag(reply.revision);
   return new Response(reply.body, { status: reply.status ?? 200, headers });

@@ -9,6 +9,11 @@ export interface RequestFacts {
   user?: string;
   /** What made a 5xx answer, logged on the request's line. */
   error?: unknown;
+  /**
+   * The response was built with X-Request-Id among its headers (a plain object, which
+   * @hono/node-server writes straight out): the middleware need not add it through `headers`.
+   */
+  idInResponse?: boolean;
 }
 
 const facts = new WeakMap<Request, RequestFacts>();

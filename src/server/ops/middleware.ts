@@ -21,7 +21,8 @@ export function opsMiddleware(ops: Ops): MiddlewareHandler {
       c.res = new Response(null, { status: origin ? 204 : 403, headers });
     } else {
       await next();
-      c.res.headers.set("X-Request-Id", facts.requestId);
+      // Reading `c.res.headers` turns a lightweight response into a full one: only when needed.
+      if (!facts.idInResponse) c.res.headers.set("X-Request-Id", facts.requestId);
       if (origin)
         for (const [name, value] of Object.entries(corsResponseHeaders(origin)))
           c.res.headers.set(name, value);

@@ -19,6 +19,7 @@ import { LIST_START, rowToSummary, type SessionRow } from "../sql/rows.js";
 import type { SessionSummary, StoreCapabilities, TxSql } from "../store.js";
 import { inTransaction, type PgPool } from "./connection.js";
 import type { PostgresStoreOptions } from "./postgres-config.js";
+import { PgGroupCommit } from "./postgres-group-commit.js";
 import { drainSearchBacklog, searchPostgres } from "./postgres-search.js";
 import { insertSession, PgSessionTx } from "./postgres-tx.js";
 import { PgTxSql } from "./postgres-tx-sql.js";
@@ -51,6 +52,10 @@ class PostgresDriver implements StoreDriver<SessionRow> {
   private readonly options: Readonly<PostgresStoreOptions>;
   private readonly insertChunk: number;
   private pool: PgPool | null = null;
+  private readonly writes = new PgGroupCommit(
+    () => this.connection(),
+    (key, work) => this.writeAlone(key, work),
+  );
 
   constructor(options: PostgresStoreOptions) {
     this.options = Object.freeze({ ...options });
@@ -73,7 +78,13 @@ class PostgresDriver implements StoreDriver<SessionRow> {
     if (pool && !this.options.pool) await pool.end();
   }
 
+  /** Concurrent writes to different sessions share transactions (postgres-group-commit.ts). */
   writeSession<T>(key: SessionKey, work: (tx: WriteTx<SessionRow>) => DriverStep<T>): Promise<T> {
+    return this.writes.run(key, work);
+  }
+
+  /** One write in a transaction of its own. */
+  private writeAlone<T>(key: SessionKey, work: (tx: WriteTx<SessionRow>) => DriverStep<T>): Promise<T> {
     const options = { lock: true, insertChunk: this.insertChunk };
     return inTransaction(this.connection(), "read committed", async (c) =>
       work(new PgSessionTx(c, key, options)),

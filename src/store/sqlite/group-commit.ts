@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from "./sqlite-config.js";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite-config.js";
 
 interface QueuedWrite {
   work: () => unknown;
@@ -13,6 +13,7 @@ interface QueuedWrite {
  */
 export class GroupCommit {
   private queue: QueuedWrite[] = [];
+  private prepared: Savepoint | undefined;
 
   /** `connection` is asked at flush time: a store closed meanwhile fails the queued writes. */
   constructor(private readonly connection: () => SqliteDatabase) {}
@@ -31,14 +32,9 @@ export class GroupCommit {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       const db = this.connection();
+      const savepoint = this.savepoints(db);
       db.transaction(() => {
-        for (const item of batch) {
-          try {
-            outcomes.push({ ok: true, value: db.transaction(item.work)() });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
-        }
+        for (const item of batch) outcomes.push(inSavepoint(savepoint, item.work));
       }).immediate();
     } catch (error) {
       for (const item of batch) item.reject(error);
@@ -49,5 +45,47 @@ export class GroupCommit {
       if (outcome?.ok) item.resolve(outcome.value);
       else item.reject(outcome?.error);
     }
+  }
+
+  /**
+   * The savepoint statements, prepared once per connection: better-sqlite3's nested
+   * `db.transaction(fn)` builds four wrapper functions per call, which cost more than the savepoint.
+   */
+  private savepoints(db: SqliteDatabase): Savepoint {
+    if (this.prepared?.db !== db) {
+      this.prepared = {
+        db,
+        begin: db.prepare("SAVEPOINT group_write"),
+        release: db.prepare("RELEASE group_write"),
+        undo: db.prepare("ROLLBACK TO group_write"),
+      };
+    }
+    return this.prepared;
+  }
+}
+
+interface Savepoint {
+  db: SqliteDatabase;
+  begin: SqliteStatement;
+  release: SqliteStatement;
+  undo: SqliteStatement;
+}
+
+/** One write in its own savepoint: its error undoes only its own changes. */
+function inSavepoint(
+  savepoint: Savepoint,
+  work: () => unknown,
+): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  savepoint.begin.run();
+  try {
+    const value = work();
+    savepoint.release.run();
+    return { ok: true, value };
+  } catch (error) {
+    // An error that ended the whole transaction (SQLite rolls back on some) fails the batch.
+    if (!savepoint.db.inTransaction) throw error;
+    savepoint.undo.run();
+    savepoint.release.run();
+    return { ok: false, error };
   }
 }

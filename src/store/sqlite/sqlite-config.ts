@@ -13,6 +13,8 @@ export interface SqliteDatabase {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   /** better-sqlite3's transaction wrapper; `immediate()` runs it as BEGIN IMMEDIATE. */
   transaction(fn: () => unknown): { (): unknown; immediate(): unknown };
+  /** Whether a transaction is open (an error may have rolled it back whole). */
+  readonly inTransaction: boolean;
   close(): unknown;
 }
 
