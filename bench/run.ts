@@ -2,7 +2,11 @@
  * `npm run bench`: generates realistic sessions and measures sessiontree against pi 0.73.1's
  * SessionManager in the same run, on the same files; prints a table and writes docs/benchmarks.md.
  * `--quick` is a smoke run (smaller sizes, fewer runs). `--keep` leaves the generated files.
+ * Beside pi: an agent's turn on each store, the built CLI (`--build` rebuilds it first; built when
+ * missing), and as child processes the viewer in Chromium and the service under load
+ * (`--skip-children` leaves those two out), then search and stats at 1M entries (`--skip-search`).
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,17 +17,22 @@ import {
   measureMemoryAppends,
   measurePlainAppends,
 } from "./append.js";
+import { type ChildBench, childGoals } from "./child-goals.js";
+import { builtCliPresent, measureCliCommands } from "./cli-commands.js";
 import { measureColdWholeReads } from "./cold.js";
 import { type GeneratedSession, generateSession } from "./generate.js";
+import { type Goal, goalLines, goalTable } from "./goals.js";
 import { generateFolder, measureListing } from "./listing.js";
 import { baselineRss, measureMemory } from "./memory.js";
 import { measureDeepChain, measureOpen, measureResumeAndAppend, measureTreeOps } from "./open.js";
+import { postgresUrl } from "./postgres-url.js";
 import { parseReference } from "./reference.js";
 import { consoleTable, environment, markdownTable, targetSummary } from "./report.js";
 import type { Row } from "./results.js";
 import { measureScale, type ScaleRow, scaleTable } from "./scale.js";
 import { measureSearchSuite, type SearchSuiteResult } from "./search-suite.js";
 import { mb } from "./stats.js";
+import { measureStoreTurns, type TurnRow, turnGoals, turnTable } from "./store-turns.js";
 
 const quick = process.argv.includes("--quick");
 const DOC = "docs/benchmarks.md";
@@ -60,6 +69,21 @@ const notes: string[] = [];
 let ceiling = 0;
 let scaleRows: ScaleRow[] = [];
 const extraTargets: string[] = [];
+const goals: Goal[] = [];
+let turnRows: TurnRow[] = [];
+/** The viewer in Chromium and the service under load, each a bench of its own (issue 14.2, 14.5). */
+const CHILD_BENCHES: ChildBench[] = [
+  {
+    group: "viewer (Chromium)",
+    script: "bench/viewer.ts",
+    args: ["--sizes", quick ? "10000" : "100000,1000000"],
+  },
+  {
+    group: "service (HTTP, 50 clients)",
+    script: "bench/server-load.ts",
+    args: ["--connections", "50", "--duration", quick ? "3" : "10", "--no-stall", "--out", "-"],
+  },
+];
 
 function log(message: string): void {
   process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
@@ -198,6 +222,22 @@ try {
 
   scaleRows = measureScale(root, config.scale, log);
   log("scale done");
+
+  const pg = await postgresUrl("bench_turns");
+  try {
+    turnRows = await measureStoreTurns(join(root, "turns"), pg.url, quick ? 10 : 60);
+  } finally {
+    await pg.stop();
+  }
+  goals.push(...turnGoals(turnRows));
+  log("store turns done");
+  ensureBuilt();
+  goals.push(...measureCliCommands(join(root, "cli"), quick ? 3 : 15, config.listCount));
+  log("CLI done");
+  if (!process.argv.includes("--skip-children")) {
+    for (const bench of CHILD_BENCHES) goals.push(...childGoals(bench, root, log));
+    log("viewer and service done");
+  }
   // Search and stats over 2,000 sessions / 1M entries (issue 18); long: `--skip-search` leaves it out.
   const search: SearchSuiteResult | null = process.argv.includes("--skip-search")
     ? null
@@ -205,7 +245,7 @@ try {
   extraTargets.push(...(search?.targets ?? []));
 
   const table = markdownTable(rows);
-  const targets = [...targetSummary(rows, ceiling), ...extraTargets];
+  const targets = [...targetSummary(rows, ceiling), ...extraTargets, ...goalLines(goals)];
   process.stdout.write(`${consoleTable(rows)}\n\n${notes.join("\n")}\n\nTargets:\n${targets.join("\n")}\n`);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   const doc = [
@@ -228,7 +268,7 @@ try {
     "",
     ...notes.map((note) => `- ${note}`),
     "",
-    "## Targets (issues 8 and 14)",
+    "## Targets (issues 8, 14 and 18)",
     "",
     ...targets,
     "",
@@ -244,6 +284,21 @@ try {
     "",
     scaleTable(scaleRows),
     "",
+    "## Targets without pi: the CLI, the viewer, the service, an agent's turn",
+    "",
+    "The CLI's figures are the built command's wall time, start-up included, medians of rounds that",
+    "interleave the commands. The viewer's come from `bench/viewer.ts` (Chromium, the browser tests'",
+    "harness) and the service's from `bench/server-load.ts` (autocannon over loopback), each run as a",
+    "child of this one; their own documents (docs/viewer.md, docs/server-benchmarks.md) explain them.",
+    "",
+    goalTable(goals),
+    "",
+    "An agent's turn on each store: the leaf's path read whole, what one turn added read alone",
+    "(`readBranchSince`), and a conversation of 1,000 turns, each two appends and the read of what is",
+    "new (bench/store-turns.ts):",
+    "",
+    turnTable(turnRows),
+    "",
     ...(search ? ["## Search and stats", "", ...search.markdown, ""] : []),
     "## How to read it",
     "",
@@ -256,7 +311,8 @@ try {
     "- *resume and continue* adds the first append to open + context. Appends that extend the path (messages, model and",
     "  thinking changes, custom entries, the name) go out without the whole read; a compaction, a branch or a label reads it.",
     "- *append* rows time appends on a manager whose session is already read whole (pi reads it at open). Locking",
-    "  *normal* takes the file's lock, checks the path and catches up for each append; *exclusive* keeps the lock until",
+    "  *normal* takes the file's lock, reads the size of the file it holds and catches up for each append (the path is",
+    "  checked when that size is not the one it left, at most once a ms otherwise); *exclusive* keeps the lock until",
     "  `close()`, as SQLite's exclusive locking mode, and suits one owning writer, which is what pi assumes of every session.",
     "- *list repeated* uses the folder catalog (`src/session/catalog.ts`): unchanged files are only stat'ed, appended ones are read",
     "  from where the catalog stopped.",
@@ -272,6 +328,14 @@ try {
   );
 } finally {
   if (!keep) rmSync(root, { recursive: true, force: true });
+}
+
+/** The CLI's figures are the build's: build first when there is none (`npm run build`). */
+function ensureBuilt(): void {
+  if (builtCliPresent() && !process.argv.includes("--build")) return;
+  log("building (npm run build)");
+  const build = spawnSync("npm", ["run", "build"], { stdio: ["ignore", "ignore", "inherit"] });
+  if (build.status !== 0) throw new Error("npm run build failed");
 }
 
 /**

@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { SessionTreeClient } from "../src/client/index.js";
 import { createApiKey, openServiceDb } from "../src/server/index.js";
 import { freshPgDatabase } from "../test/server/helpers.js";
+import type { Goal } from "./goals.js";
 import {
   HEAVY_ROUTES,
   type StallOptions,
@@ -60,6 +61,7 @@ const { values: args } = parseArgs({
     sessions: { type: "string", default: "64" },
     only: { type: "string" },
     out: { type: "string", default: "docs/server-benchmarks.md" },
+    "goals-json": { type: "string" },
     "stall-seconds": { type: "string", default: "5" },
     "stall-runs": { type: "string", default: "1" },
     "stall-entries": { type: "string", default: "30000" },
@@ -314,8 +316,32 @@ console.table(
     "loop stall max (CPU ms)": r["loop stall max (CPU)"],
   })),
 );
-writeFileSync(args.out as string, report(rows, load, stalls));
-console.log(`written to ${args.out}`);
+// `--out -`: no document (npm run bench runs this for its figures alone, with --goals-json).
+if (args.out !== "-") {
+  writeFileSync(args.out as string, report(rows, load, stalls));
+  console.log(`written to ${args.out}`);
+}
+if (args["goals-json"]) writeFileSync(args["goals-json"], `${JSON.stringify(appendGoals(rows))}\n`);
+
+/** The issue's targets for appends through HTTP (issue 14.5), for `npm run bench`. */
+function appendGoals(measured: readonly Row[]): Goal[] {
+  const group = `service (HTTP, ${args.connections} clients)`;
+  const rate: Record<string, number> = { sqlite: 10_000, postgres: 5_000 };
+  return measured.flatMap((row) => [
+    {
+      group,
+      what: `${row.backend}: appends per second`,
+      value: row.appendsPerSec,
+      unit: "appends/s" as const,
+      bound: rate[row.backend] ?? 0,
+      note:
+        row.cpuMsPerAppend === null
+          ? undefined
+          : `${row.cpuMsPerAppend.toFixed(3)} ms of server CPU per append`,
+    },
+    { group, what: `${row.backend}: append p99`, value: row.p99, unit: "ms" as const, bound: TARGET_P99_MS },
+  ]);
+}
 
 /** Milliseconds to a tenth (a median of two runs is half a sum: 16.950000000000003). */
 function ms(value: number): string {
