@@ -62,9 +62,19 @@ export function encodeCeiling(count: number): number {
 }
 
 /** Milliseconds to append `count` messages with pi's appendMessage, on a fresh copy of `source`. */
+/**
+ * A full garbage collection before a timed loop, when node runs with --expose-gc (`npm run bench`
+ * does): without it the collection of what an open left behind lands in whichever loop runs next,
+ * mostly pi's, whose open keeps every line's string (its rate halved in a run).
+ */
+function settle(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 function timePiAppends(source: string, count: number): number {
   const file = copyOf(source, "pi");
   const manager = PiSessionManager.open(file, dirname(file));
+  settle();
   return timeOnce(() => {
     for (let i = 0; i < count; i++) manager.appendMessage(message(i) as never);
   });
@@ -78,6 +88,7 @@ function timeOurAppends(source: string, count: number, locking: LockingMode): nu
   const file = copyOf(source, `ours-${locking}`);
   const manager = SessionManager.open(file, dirname(file), undefined, { locking });
   manager.getEntries();
+  settle();
   const ms = timeOnce(() => {
     for (let i = 0; i < count; i++) manager.appendMessage(message(i));
   });
@@ -123,7 +134,7 @@ export function measurePlainAppends(source: string, count: number, runs: number)
       ours: rate(times.normal),
       pi: rate(times.pi),
       target: NORMAL_TARGET,
-      note: "the lock and the catch-up check (the file's size by lseek; the path stat'ed at most once a ms, a repair marks the file it replaces) pi does without; pi's appends are not safe with a second writer",
+      note: "the lock and the catch-up check (the file's size by lseek; the path stat'ed after a wait for the lock, else at most once a ms) pi does without; pi's appends are not safe with a second writer",
     },
   ];
 }
@@ -133,10 +144,12 @@ export function measureMemoryAppends(count: number, runs: number): Row {
   const times = { pi: [] as number[], ours: [] as number[] };
   for (let r = 0; r <= runs; r++) {
     const pi = PiSessionManager.inMemory("/bench");
+    settle();
     const piMs = timeOnce(() => {
       for (let i = 0; i < count; i++) pi.appendMessage(message(i) as never);
     });
     const ours = SessionManager.inMemory("/bench");
+    settle();
     const oursMs = timeOnce(() => {
       for (let i = 0; i < count; i++) ours.appendMessage(message(i));
     });
