@@ -19,6 +19,15 @@ export function readSessionFile(path: string): DecodedSession {
   }
 }
 
+/** `readSessionFile`, or null when the file cannot be read (gone, unreadable: a listing skips it). */
+export function readSessionFileOrNull(path: string): DecodedSession | null {
+  try {
+    return readSessionFile(path);
+  } catch {
+    return null;
+  }
+}
+
 /** Decodes bytes of an open file from `start` to its end. */
 export function readFromFd(fd: number, start: number, decoder: SessionDecoder): DecodedSession {
   const buffer = Buffer.allocUnsafe(CHUNK);

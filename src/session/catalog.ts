@@ -13,7 +13,7 @@ import { basename, join } from "node:path";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "../core/entry.js";
 import { cachePathFor, writeCacheFile } from "../file/cache-dir.js";
 import { checkStamp, type FileStamp, statMatches, takeStamp } from "../file/file-stamp.js";
-import { readFromFd, readSessionFile } from "../file/read-file.js";
+import { readFromFd, readSessionFileOrNull } from "../file/read-file.js";
 import { dropCachedIndex } from "../file/sidecar-index.js";
 import { SessionDecoder } from "../format/jsonl/decode.js";
 import { type ListingShape, listingShapeOf } from "./listing-shape.js";
@@ -135,13 +135,8 @@ export class FolderCatalog {
   shape(path: string): ListingShape | null {
     const record = this.data.records[basename(path)];
     if (record?.shape) return record.shape;
-    let decoded: ReturnType<typeof readSessionFile>;
-    try {
-      decoded = readSessionFile(path);
-    } catch {
-      return null;
-    }
-    if (!decoded.header) return null;
+    const decoded = readSessionFileOrNull(path);
+    if (!decoded?.header) return null;
     const shape = listingShapeOf(
       decoded.entries.map((e) => e.entry),
       decoded.issues.length,

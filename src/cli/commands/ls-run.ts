@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
-import { readSessionFile } from "../../file/read-file.js";
+import { readSessionFileOrNull } from "../../file/read-file.js";
 import { CatalogPass } from "../../session/list.js";
 import { type ListingShape, listingShapeOf, visibleEntries } from "../../session/listing-shape.js";
 import { type SessionInfo, summarize } from "../../session/session-info.js";
@@ -113,13 +113,8 @@ function readRowCataloged(pass: CatalogPass, path: string, needle: string | unde
 
 /** A listing row from a whole read, for `--entries` (which shows the matching entries themselves). */
 function readRowWhole(path: string, needle: string | undefined, match: MatchEntries): Listed | null {
-  let decoded: ReturnType<typeof readSessionFile>;
-  try {
-    decoded = readSessionFile(path);
-  } catch {
-    return null;
-  }
-  if (!decoded.header) return null;
+  const decoded = readSessionFileOrNull(path);
+  if (!decoded?.header) return null;
   const entries = decoded.entries.map((e) => e.entry);
   const info = summarize(path, decoded.header, entries, statSync(path).mtime);
   if (!matches(info, needle)) return null;

@@ -1,7 +1,7 @@
 import type { SessionKey, WriteTx } from "../engine/driver.js";
 import type { DriverStep } from "../engine/step.js";
 import type { SessionRow } from "../sql/rows.js";
-import type { PgPool } from "./connection.js";
+import { inTransaction, type PgPool } from "./connection.js";
 import { BatchAborted, type BatchedWrite, BatchRound, type WriteOutcome } from "./postgres-batch-round.js";
 
 interface QueuedWrite extends BatchedWrite {
@@ -111,24 +111,8 @@ export class PgGroupCommit {
   }
 
   /** The batch in one transaction: the outcomes once it has committed. */
-  private async together(batch: QueuedWrite[]): Promise<WriteOutcome[]> {
-    const client = await this.pool().connect();
-    let broken: Error | undefined;
-    try {
-      await client.query("BEGIN");
-      const outcomes = await new BatchRound(client, batch).run();
-      await client.query("COMMIT");
-      return outcomes;
-    } catch (error) {
-      try {
-        await client.query("ROLLBACK");
-      } catch (rollbackError) {
-        broken = rollbackError as Error;
-      }
-      throw error;
-    } finally {
-      client.release(broken ?? false);
-    }
+  private together(batch: QueuedWrite[]): Promise<WriteOutcome[]> {
+    return inTransaction(this.pool(), "read committed", (client) => new BatchRound(client, batch).run());
   }
 
   private async runAlone(write: QueuedWrite): Promise<void> {
