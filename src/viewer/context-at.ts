@@ -52,6 +52,16 @@ export function selectionInTree(
   subagent: (id: string) => string | undefined,
 ): SelectionAnswer {
   const context = contextInTree(tree, entryId);
+  return pagedSelection(context, page, tree.getEntry(entryId) as SessionEntry, subagent(entryId));
+}
+
+/** A selection's answer: `entry` with the page of `context` the query asks for. */
+export function pagedSelection(
+  context: ContextAtNode,
+  page: MessagePage,
+  entry: SessionEntry,
+  subagent: string | undefined,
+): SelectionAnswer {
   const total = context.messages.length;
   const end = Math.min(total, page.before ?? total);
   const start = Math.max(0, end - (page.tail ?? total));
@@ -61,8 +71,8 @@ export function selectionInTree(
     messageEntryIds: context.messageEntryIds.slice(start, end),
     omitted: start,
     total,
-    entry: tree.getEntry(entryId) as SessionEntry,
-    subagent: subagent(entryId),
+    entry,
+    subagent,
   };
 }
 

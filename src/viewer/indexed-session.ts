@@ -8,7 +8,13 @@ import { openExisting } from "../file/read-file.js";
 import type { SessionIndex } from "../file/sidecar-index-model.js";
 import { linesForContext } from "../session/context-resume.js";
 import { entryLine } from "./browser/entry-line.js";
-import { type ContextAtNode, type MessagePage, type SelectionAnswer, treeOf } from "./context-at.js";
+import {
+  type ContextAtNode,
+  type MessagePage,
+  pagedSelection,
+  type SelectionAnswer,
+  treeOf,
+} from "./context-at.js";
 import { IdLookup } from "./id-lookup.js";
 import { TEXT_PAGE, TreeView } from "./loaded-session.js";
 import type { NodeNumbers } from "./node-numbers.js";
@@ -121,19 +127,7 @@ export class IndexedSession implements SessionView {
     });
     if (entries === null) return this.fallback().select(entryId, page);
     const context: ContextAtNode = { entryId, pathLength: path.length, ...projectContext(entries) };
-    // As context-at.ts's `selectionInTree` pages a tree's context.
-    const total = context.messages.length;
-    const end = Math.min(total, page.before ?? total);
-    const start = Math.max(0, end - (page.tail ?? total));
-    return {
-      ...context,
-      messages: context.messages.slice(start, end),
-      messageEntryIds: context.messageEntryIds.slice(start, end),
-      omitted: start,
-      total,
-      entry: entries[entries.length - 1] as SessionEntry,
-      subagent: undefined,
-    };
+    return pagedSelection(context, page, entries[entries.length - 1] as SessionEntry, undefined);
   }
 
   /** The entry number of a node's id; -1 for an id the shape does not hold (a hidden leaf marker). */
