@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { appendFileSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, afterEach, beforeEach, test } from "node:test";
 import { Worker } from "node:worker_threads";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
+import { withExclusiveLock } from "../../src/file/flock.js";
 import { repairFile } from "../../src/file/repair.js";
+import { replaceKeepingBackup } from "../../src/file/rewrite.js";
 import { appendChecks } from "../../src/file/session-append.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { encodeLine } from "../../src/format/jsonl/encode.js";
@@ -147,4 +149,19 @@ test("a file removed without the lock is seen once the last look at the path is 
     (error) => isSessionTreeError(error, "session_not_found"),
   );
   file.close();
+});
+
+test("a repair keeps the lock longer than a writer trusts its last look at the path", () => {
+  appendChecks.pathHoldsMs = 40;
+  const path = newSession();
+  const fd = openSync(path, "r");
+  try {
+    const started = performance.now();
+    // Under the file's lock, as repair and migrate call it.
+    withExclusiveLock(fd, () => replaceKeepingBackup(path, readFileSync(path), "bak-test"));
+    const held = performance.now() - started;
+    assert.ok(held >= 2 * appendChecks.pathHoldsMs, `held ${held.toFixed(1)} ms`);
+  } finally {
+    closeSync(fd);
+  }
 });
