@@ -129,12 +129,12 @@ export function measurePlainAppends(source: string, count: number, runs: number)
     },
     {
       group: "append",
-      what: `plain appendMessage ×${count}, locking "normal" (default, many writers: flock + lseek + write each)`,
+      what: `plain appendMessage ×${count}, locking "normal" (default, many writers: a burst keeps the lock until its job ends)`,
       unit: "entries/s",
       ours: rate(times.normal),
       pi: rate(times.pi),
       target: NORMAL_TARGET,
-      note: "the lock and the catch-up check (the file's size by lseek; the path stat'ed after a wait for the lock, else at most once a ms) pi does without; pi's appends are not safe with a second writer",
+      note: "the first two appends of the loop take the lock and check the file; the rest write under the kept lock and check the file at most once a ms; pi's appends are not safe with a second writer",
     },
   ];
 }

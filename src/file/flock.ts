@@ -57,6 +57,11 @@ export function releaseKeptLock(fd: number): void {
   fsExt.flockSync(fd, "un");
 }
 
+/** Forgets a kept lock that is already unlocked. */
+export function forgetKeptLock(fd: number): void {
+  keptLocks.delete(fd);
+}
+
 function giveUpKeptLocks(except: number): void {
   for (const [heldFd, giveUp] of [...keptLocks]) if (heldFd !== except) giveUp();
 }

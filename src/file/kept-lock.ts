@@ -32,6 +32,15 @@ export class KeptLock {
     return fd;
   }
 
+  used(): void {
+    // Nothing to hand back: the lock stays ours until close().
+  }
+
+  /** Exclusive mode keeps every lock it takes. */
+  keepsAfterWrite(): boolean {
+    return true;
+  }
+
   /** Keeps the lock just taken (and caught up under) on `fd`. */
   keep(fd: number): void {
     this.fd = fd;

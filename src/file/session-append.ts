@@ -12,6 +12,7 @@ import type { SessionEntry } from "../core/entry.js";
 import { NotFoundError, SessionTreeError } from "../core/errors.js";
 import type { SessionTree } from "../core/tree.js";
 import { encodeLines } from "../format/jsonl/encode.js";
+import { BurstLock } from "./burst-lock.js";
 import { endOf } from "./file-end.js";
 import { lockExclusive, unlock } from "./flock.js";
 import { KeptLock } from "./kept-lock.js";
@@ -28,15 +29,28 @@ import { writeAll } from "./write-all.js";
  */
 export const appendChecks = { pathHoldsMs: 1 };
 
+/** A lock a writer keeps between appends: to the end of a burst (normal mode) or to `close()`. */
+interface HeldLock {
+  /** The descriptor to write through without locking (the file checked as `size` long), or null. */
+  usable(size: number): number | null;
+  /** After a write through that descriptor. */
+  used(): void;
+  /** After a write that took the lock: whether to keep it. */
+  keepsAfterWrite(): boolean;
+  keep(fd: number): void;
+  release(): void;
+}
+
 /**
  * The write side of a session file. Every append happens under an exclusive flock: first the lines
  * other processes appended since we last looked are read (so new ids are unique and the tree is
  * complete), then a torn tail left by a crashed writer is moved aside, then our lines go out in
- * one `write` at the end of the file. In exclusive locking mode the lock is kept between appends.
+ * one `write` at the end of the file. The lock is kept between appends through a burst in normal
+ * locking mode (burst-lock.ts) and until `close()` in exclusive mode (kept-lock.ts).
  */
 export class SessionAppender {
   private fd: number | null = null;
-  private readonly kept = new KeptLock();
+  private readonly kept: HeldLock;
   /** Our last write: where it ended and its bytes, to tell whose lines follow (see `catchUp`). */
   private lastWriteEnd = -1;
   private lastWriteText = "";
@@ -48,7 +62,9 @@ export class SessionAppender {
   constructor(
     private readonly contents: SessionContents,
     private readonly options: SessionFileOptions,
-  ) {}
+  ) {
+    this.kept = options.locking === "exclusive" ? new KeptLock() : new BurstLock((fd) => this.fileAsLeft(fd));
+  }
 
   private get path(): string {
     return this.contents.path;
@@ -60,9 +76,15 @@ export class SessionAppender {
    * No closure or result object per call: a plain append is a few microseconds, and this is its path.
    */
   append(build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
-    // Exclusive mode: no writer that locks can have written since our last write.
+    // A kept lock: no writer that locks can have written since our last write.
     const kept = this.dirty ? null : this.kept.usable(this.contents.bytes);
-    if (kept !== null) return this.buildAndWrite(kept, build);
+    if (kept !== null) {
+      try {
+        return this.buildAndWrite(kept, build);
+      } finally {
+        this.kept.used();
+      }
+    }
     this.kept.release();
     for (;;) {
       const fd = this.openForAppend();
@@ -77,7 +99,7 @@ export class SessionAppender {
         this.catchUp(fd, size);
         this.moveTornTailAside(fd, size);
         const entries = this.buildAndWrite(fd, build);
-        keep = this.options.locking === "exclusive" && !this.dirty;
+        keep = this.kept.keepsAfterWrite() && !this.dirty;
         return entries;
       } finally {
         if (keep) this.kept.keep(fd);
@@ -143,6 +165,13 @@ export class SessionAppender {
     if (!current || current.ino !== this.contents.inode) return null;
     this.pathCheckedAt = now;
     return size;
+  }
+
+  /** Under a kept lock: whether the path still names our file, and it ends where our last write did. */
+  private fileAsLeft(fd: number): boolean {
+    if (endOf(fd) !== this.contents.bytes) return false;
+    const current = statSync(this.path, { throwIfNoEntry: false });
+    return current !== undefined && current.ino === this.contents.inode;
   }
 
   private replacedUnderUs(): boolean {
