@@ -143,6 +143,41 @@ describe("createChatStore", () => {
     });
   });
 
+  test("loaded messages are the caller's own: changing one changes nothing stored, and saving it is an edit", async () => {
+    const { chats } = await fresh();
+    await chats.saveChat({ chatId: "c", messages: [user("u1", "hi"), answer("a1", "hello")] });
+    const loaded = await chats.loadChat("c");
+    (loaded[0]?.parts[0] as { text: string }).text = "changed";
+    assert.deepEqual(await chats.loadChat("c"), [user("u1", "hi"), answer("a1", "hello")]);
+    const listed = await chats.listAlternatives({ chatId: "c", messageId: "a1" });
+    (listed.versions[0]?.message.parts[1] as { text: string }).text = "changed too";
+    assert.deepEqual((await chats.loadChat("c"))[1], answer("a1", "hello"));
+    await chats.saveChat({ chatId: "c", messages: loaded.slice(0, 1) });
+    const versions = await chats.listAlternatives({ chatId: "c", messageId: "u1" });
+    assert.deepEqual(
+      versions.versions.map((v) => (v.message.parts[0] as { text: string }).text),
+      ["hi", "changed"],
+      "the edited prompt is a version beside the stored one",
+    );
+  });
+
+  test("the same message with its keys in another order is not new", async () => {
+    const { store, chats } = await fresh();
+    await chats.saveChat({ chatId: "c", messages: [user("u1", "hi"), answer("a1", "hello")] });
+    const before = await store.readBranch("o", "c");
+    const reordered: UIMessage = {
+      parts: [{ text: "hello", state: "done", type: "text" }],
+      role: "assistant",
+      id: "a1",
+    };
+    const withStep: UIMessage = { ...reordered, parts: [{ type: "step-start" }, ...reordered.parts] };
+    await chats.saveChat({
+      chatId: "c",
+      messages: [{ parts: [{ text: "hi", type: "text" }], role: "user", id: "u1" }, withStep],
+    });
+    assert.deepEqual(await store.readBranch("o", "c"), before);
+  });
+
   test("createChat gives a new, empty, listed chat", async () => {
     const { store, chats } = await fresh();
     const id = await chats.createChat();

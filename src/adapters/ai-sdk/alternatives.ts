@@ -3,6 +3,7 @@ import { NotFoundError } from "../../core/errors.js";
 import type { History } from "../history/history.js";
 import { TreeShape } from "../history/tree-shape.js";
 import { type MessageGroup, messagesOf } from "./entry-ui.js";
+import { ownCopy } from "./stored-message.js";
 import { groupInTree, versionsUnder } from "./tree-groups.js";
 
 /** One version of a message, as a "‹ 2/3 ›" switch shows it. */
@@ -44,7 +45,7 @@ export async function listVersions(history: History, messageId: string): Promise
   );
   const list = versions.map((version) => ({
     versionId: version.firstId,
-    message: version.message,
+    message: ownCopy(version.message),
     partial: version.partial,
     selected: version.firstId === shown.firstId,
   }));
@@ -76,5 +77,5 @@ export async function selectVersion(history: History, versionId: string): Promis
   }
   const leaf = shape.latestTipUnder(versionId)?.id ?? versionId;
   await history.moveLeaf(leaf);
-  return messagesOf(shape.pathTo(leaf)).map((group) => group.message);
+  return messagesOf(shape.pathTo(leaf)).map((group) => ownCopy(group.message));
 }

@@ -10,6 +10,7 @@ import { StoreHandle, StoreHistory, type StoreOrLocation } from "../history/stor
 import { type Alternatives, listVersions, selectVersion } from "./alternatives.js";
 import { messagesOf } from "./entry-ui.js";
 import { planSave } from "./plan-save.js";
+import { ownCopy } from "./stored-message.js";
 import { hasUnfinishedParts, uiMessageToDrafts } from "./ui-draft.js";
 
 export interface ChatStoreOptions extends HistorySource {
@@ -79,7 +80,7 @@ export function createChatStore<M extends UIMessage = UIMessage>(options: ChatSt
     },
     async loadChat(chatId) {
       const view = await historyOf(chatId).view();
-      return messagesOf(view.path).map((group) => group.message as M);
+      return messagesOf(view.path).map((group) => ownCopy<M>(group.message));
     },
     saveChat: (input) => saveChat(historyOf(input.chatId), input, label),
     listAlternatives: ({ chatId, messageId }) => listVersions(historyOf(chatId), messageId),

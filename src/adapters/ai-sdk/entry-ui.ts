@@ -6,6 +6,7 @@ import { FRAMEWORK } from "./ui-draft.js";
 
 /** One saved UIMessage and the entries holding it (a version of that message). */
 export interface MessageGroup {
+  /** The stored message itself, shared and possibly frozen: read it, or hand out `ownCopy` of it. */
   message: UIMessage;
   /** The entry holding the UIMessage: the version's id (`selectAlternative`). */
   firstId: string;
@@ -37,7 +38,7 @@ export function messagesOf(path: readonly SessionEntry[]): MessageGroup[] {
 export function groupAt(entry: SessionEntry): MessageGroup | undefined {
   const origin = originFrom(entry, FRAMEWORK);
   if (origin?.message !== undefined) {
-    const message = structuredClone(origin.message) as UIMessage;
+    const message = origin.message as UIMessage;
     return { message, firstId: entry.id, lastId: entry.id, partial: origin.partial === true };
   }
   if (origin !== undefined || entry.type !== "message") return undefined;

@@ -1,8 +1,8 @@
 import type { UIMessage } from "ai";
-import { sameContent } from "../../core/canonical-json.js";
 import type { History, HistoryView } from "../history/history.js";
 import { TreeShape } from "../history/tree-shape.js";
 import { type MessageGroup, messagesOf } from "./entry-ui.js";
+import { sameMessage } from "./stored-message.js";
 import { versionsUnder } from "./tree-groups.js";
 
 /** Where a save hangs what is new, and what is new. */
@@ -30,14 +30,14 @@ export async function planSave(
   let shape: TreeShape | undefined;
   for (const [index, message] of messages.entries()) {
     const stored = onPath[index];
-    if (stored && stored.message.id === message.id && sameContent(stored.message, message)) {
+    if (stored && stored.message.id === message.id && sameMessage(stored.message, message)) {
       parentId = stored.lastId;
       continue;
     }
     onPath.length = 0; // left the current path: the rest is looked up in the whole tree
     shape ??= new TreeShape(await history.entries());
     const found: MessageGroup | undefined = versionsUnder(shape, parentId).find(
-      (version) => version.message.id === message.id && sameContent(version.message, message),
+      (version) => version.message.id === message.id && sameMessage(version.message, message),
     );
     if (!found) return { parentId, append: messages.slice(index) };
     parentId = found.lastId;
