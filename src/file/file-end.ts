@@ -1,12 +1,4 @@
-import { createRequire } from "node:module";
-
-interface FsExtSeek {
-  seekSync(fd: number, offset: number, whence: number): number;
-  constants: { SEEK_END: number };
-}
-
-const fsExt = createRequire(import.meta.url)("fs-ext") as FsExtSeek;
-const SEEK_END = fsExt.constants.SEEK_END;
+import { fsExt } from "./fs-ext.js";
 
 /**
  * The size of the open file `fd`, by `lseek(fd, 0, SEEK_END)`: one system call that returns a
@@ -16,5 +8,6 @@ const SEEK_END = fsExt.constants.SEEK_END;
  * opened with O_APPEND that is read only with explicit positions (as every session reader does).
  */
 export function endOf(fd: number): number {
-  return fsExt.seekSync(fd, 0, SEEK_END);
+  const ext = fsExt();
+  return ext.seekSync(fd, 0, ext.constants.SEEK_END);
 }

@@ -1,15 +1,10 @@
-import { createRequire } from "node:module";
+import { fsExt } from "./fs-ext.js";
 
-/**
+/*
  * Advisory whole-file locks (flock(2)) through fs-ext. The kernel releases a lock when its holder
  * dies, so a killed writer never leaves a session locked. Measured here against lock-file schemes:
  * no duplicates, ~13 ms recovery after a holder was killed.
  */
-interface FsExt {
-  flockSync(fd: number, flags: "ex" | "sh" | "un" | "exnb" | "shnb"): void;
-}
-
-const fsExt = createRequire(import.meta.url)("fs-ext") as FsExt;
 
 /**
  * Locks kept between calls in this process (session files in exclusive locking mode), by fd.
@@ -25,7 +20,7 @@ export function withExclusiveLock<T>(fd: number, fn: () => T): T {
   try {
     return fn();
   } finally {
-    fsExt.flockSync(fd, "un");
+    fsExt().flockSync(fd, "un");
   }
 }
 
@@ -39,7 +34,7 @@ export function withExclusiveLock<T>(fd: number, fn: () => T): T {
 export function lockExclusive(fd: number): boolean {
   if (tryExclusiveLock(fd)) return false;
   giveUpKeptLocks(fd);
-  fsExt.flockSync(fd, "ex");
+  fsExt().flockSync(fd, "ex");
   return true;
 }
 
@@ -54,7 +49,7 @@ export function keepLock(fd: number, giveUp: () => void): void {
 /** Unlocks a lock kept with `keepLock`. */
 export function releaseKeptLock(fd: number): void {
   if (!keptLocks.delete(fd)) return;
-  fsExt.flockSync(fd, "un");
+  fsExt().flockSync(fd, "un");
 }
 
 /** Forgets a kept lock that is already unlocked. */
@@ -69,7 +64,7 @@ function giveUpKeptLocks(except: number): void {
 /** Takes the lock without waiting; false when another process holds it. */
 export function tryExclusiveLock(fd: number): boolean {
   try {
-    fsExt.flockSync(fd, "exnb");
+    fsExt().flockSync(fd, "exnb");
     return true;
   } catch (error) {
     if (
@@ -83,5 +78,5 @@ export function tryExclusiveLock(fd: number): boolean {
 }
 
 export function unlock(fd: number): void {
-  fsExt.flockSync(fd, "un");
+  fsExt().flockSync(fd, "un");
 }

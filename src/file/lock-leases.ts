@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { fsExt, fsExtPath } from "./fs-ext.js";
 
 /**
  * Locks lent to a watcher thread between the appends of a burst (burst-lock.ts). The main thread
@@ -88,12 +88,11 @@ function settle(slot: number): void {
 function startWatcher(): boolean {
   if (watcher !== null) return true;
   try {
-    const fsExtPath = createRequire(import.meta.url).resolve("fs-ext");
     watcher = new Worker(WATCHER_SOURCE, {
       eval: true,
       // The worker is plain JavaScript: none of the parent's loaders (tsx) or flags.
       execArgv: [],
-      workerData: { words, fsExtPath, slots: SLOTS, idleMs: IDLE_MS },
+      workerData: { words, fsExtPath: fsExtPath(), slots: SLOTS, idleMs: IDLE_MS },
     });
   } catch {
     broken = true;
@@ -115,10 +114,7 @@ function startWatcher(): boolean {
 
 function unlockQuietly(fd: number): void {
   try {
-    (createRequire(import.meta.url)("fs-ext") as { flockSync(fd: number, how: "un"): void }).flockSync(
-      fd,
-      "un",
-    );
+    fsExt().flockSync(fd, "un");
   } catch {
     // The fd was closed: its lock went with it.
   }
