@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { mayHoldCompaction } from "../../src/session/backing/compaction-probe.js";
+import { mayHoldCompaction, PROBE_CHUNK } from "../../src/session/backing/compaction-probe.js";
 
 /** The probe that lets a session without a compaction be read whole at open (indexed-backing.ts). */
 
-const CHUNK = 1 << 20;
+const CHUNK = PROBE_CHUNK;
 const needle = '"type":"compaction"';
 
 test("finds a compaction line anywhere, also across the probe's read chunks", () => {

@@ -2,7 +2,8 @@ import { closeSync, openSync, readSync } from "node:fs";
 
 /** How a compaction line starts, as pi and sessiontree write entries (`JSON.stringify`, no spaces). */
 const COMPACTION = Buffer.from('"type":"compaction"');
-const CHUNK = 1 << 20;
+/** Small: each fresh page a buffer touches costs a page fault, more than the extra reads cost. */
+export const PROBE_CHUNK = 1 << 16;
 
 /**
  * Whether the file may hold a compaction: false only when the bytes `"type":"compaction"` occur
@@ -16,11 +17,11 @@ const CHUNK = 1 << 20;
 export function mayHoldCompaction(path: string): boolean {
   const fd = openSync(path, "r");
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK + COMPACTION.length);
+    const buffer = Buffer.allocUnsafe(PROBE_CHUNK + COMPACTION.length);
     // The last bytes of each chunk are kept in front of the next: a match may straddle chunks.
     let kept = 0;
     for (let position = 0; ; ) {
-      const n = readSync(fd, buffer, kept, CHUNK, position);
+      const n = readSync(fd, buffer, kept, PROBE_CHUNK, position);
       if (n === 0) return false;
       const filled = kept + n;
       if (buffer.subarray(0, filled).indexOf(COMPACTION) !== -1) return true;
