@@ -7,7 +7,7 @@ import { fsExt } from "./fs-ext.js";
  */
 
 /**
- * Locks kept between calls in this process (session files in exclusive locking mode), by fd.
+ * Locks kept between calls in this process (a burst's, or an exclusive-mode writer's), by fd.
  * flock locks belong to open file descriptions, so a second descriptor of the same file in this
  * process would wait for them forever; and two processes that each keep one and wait for the
  * other's would wait forever too. So whoever is about to wait gives up the kept ones first.
@@ -44,12 +44,6 @@ export function lockExclusive(fd: number): boolean {
  */
 export function keepLock(fd: number, giveUp: () => void): void {
   keptLocks.set(fd, giveUp);
-}
-
-/** Unlocks a lock kept with `keepLock`. */
-export function releaseKeptLock(fd: number): void {
-  if (!keptLocks.delete(fd)) return;
-  fsExt().flockSync(fd, "un");
 }
 
 /** Forgets a kept lock that is already unlocked. */

@@ -1,39 +1,36 @@
-import { fstatSync } from "node:fs";
-import { keepLock, releaseKeptLock } from "./flock.js";
-
-/** How long a check of a file under a kept lock holds during a burst of appends. */
-const CHECK_HOLDS_MS = 1;
+import { forgetKeptLock, keepLock, unlock } from "./flock.js";
+import { CHECK_HOLDS_MS, type FileCheck, type HeldLock } from "./held-lock.js";
 
 /**
  * The lock a writer in exclusive locking mode keeps from its first write until `close()`: while
  * it is kept, no writer that locks (a repair included) can replace or change the file, so a write
- * needs neither the lock nor a catch-up, only a look at the file's descriptor for what others can
- * do without the lock (pi appending, a torn line, the file removed).
+ * needs neither the lock nor a catch-up, only the check of what others can do without the lock.
  */
-export class KeptLock {
+export class KeptLock implements HeldLock {
   private fd: number | null = null;
   /** When the file was last found as we left it (performance.now()). */
   private checkedAt = Number.NEGATIVE_INFINITY;
+  private inUse = false;
+  /** A release asked for while a write was under the lock (a lock wait in the builder). */
+  private releaseWhenUsed = false;
 
-  /**
-   * The descriptor to write through without locking again, or null when the lock is not kept or
-   * the file is not as we left it (`size` long, still linked). In a burst of appends the file is
-   * looked at at most once a millisecond: the stat would cost as much as the write, and a writer
-   * without a lock can slip in between a check and a write anyway.
-   */
-  usable(size: number): number | null {
+  constructor(private readonly fileAsLeft: FileCheck) {}
+
+  usable(): number | null {
     const fd = this.fd;
     if (fd === null) return null;
     const now = performance.now();
-    if (now - this.checkedAt < CHECK_HOLDS_MS) return fd;
-    const current = fstatSync(fd);
-    if (current.nlink === 0 || current.size !== size) return null;
-    this.checkedAt = now;
+    if (now - this.checkedAt >= CHECK_HOLDS_MS) {
+      if (!this.fileAsLeft(fd)) return null;
+      this.checkedAt = now;
+    }
+    this.inUse = true;
     return fd;
   }
 
   used(): void {
-    // Nothing to hand back: the lock stays ours until close().
+    this.inUse = false;
+    if (this.releaseWhenUsed) this.release();
   }
 
   /** Exclusive mode keeps every lock it takes. */
@@ -51,7 +48,11 @@ export class KeptLock {
 
   release(): void {
     if (this.fd === null) return;
-    releaseKeptLock(this.fd);
+    // Unlocking now would let the write in progress go out without the lock.
+    this.releaseWhenUsed = this.inUse;
+    if (this.inUse) return;
+    forgetKeptLock(this.fd);
+    unlock(this.fd);
     this.fd = null;
   }
 }

@@ -13,52 +13,55 @@ import { fsExt, fsExtPath } from "./fs-ext.js";
  * Each slot is three Int32 words shared with the worker: its state, the fd, a use count. Who may
  * touch the fd's lock follows the state: FREE and IN_USE belong to the main thread, HELD to
  * whoever moves it on first (the main thread to use it, the worker to release it), RELEASING to
- * the worker until it stores FREE.
+ * the worker until it stores FREE. Nothing is lent before the worker says it is ready.
  */
 const FREE = 0;
 const HELD = 1;
 const IN_USE = 2;
 const RELEASING = 3;
 
-/** A lock is released once unused this long (at most twice this long). */
+/** A lent lock is released once unused this long. */
 export const IDLE_MS = 1;
 const SLOTS = 32;
-/** Word 0 wakes the worker when a lock is lent; slot `s` uses words 1 + 3s … 3 + 3s. */
-const words = new Int32Array(new SharedArrayBuffer(4 * (1 + 3 * SLOTS)));
-const stateAt = (slot: number) => 1 + 3 * slot;
-const fdAt = (slot: number) => 2 + 3 * slot;
-const usesAt = (slot: number) => 3 + 3 * slot;
+/** Word 0 wakes the worker when a lock is lent, word 1 says it is ready; then three words a slot. */
+const WAKE = 0;
+const READY = 1;
+const FIRST_SLOT = 2;
+const stateAt = (slot: number) => FIRST_SLOT + 3 * slot;
+const fdAt = (slot: number) => FIRST_SLOT + 3 * slot + 1;
+const usesAt = (slot: number) => FIRST_SLOT + 3 * slot + 2;
+const words = new Int32Array(new SharedArrayBuffer(4 * (FIRST_SLOT + 3 * SLOTS)));
 
-/** Main-thread bookkeeping: which slots a lender still knows it owns (it forgets on reclaim failure). */
+/** Main-thread bookkeeping: slots a lender still holds (it lets go when it learns of a release). */
 const owned = new Array<boolean>(SLOTS).fill(false);
 let watcher: Worker | null = null;
 let broken = false;
 
 /**
  * Lends the lock held on `fd` to the watcher; the slot to reclaim it with, or -1 when none can be
- * lent (all slots in use, or no watcher thread can run here): the caller then unlocks as usual.
+ * lent (the watcher not running yet, or all slots taken): the caller then unlocks as usual.
  */
 export function lend(fd: number): number {
-  if (broken || !startWatcher()) return -1;
+  if (broken || !watcherReady()) return -1;
   const slot = owned.indexOf(false);
   if (slot < 0) return -1;
   owned[slot] = true;
   Atomics.store(words, fdAt(slot), fd);
   Atomics.add(words, usesAt(slot), 1);
   Atomics.store(words, stateAt(slot), HELD);
-  Atomics.add(words, 0, 1);
-  Atomics.notify(words, 0);
+  Atomics.add(words, WAKE, 1);
+  Atomics.notify(words, WAKE);
   return slot;
 }
 
 /**
- * Takes the lent lock back for one write: true when it was still held (no writer that locks can
- * have written since); false when the watcher released it, and the slot is forgotten.
+ * Takes the lent lock back for one write (the slot is then in use): true when it was still held
+ * (no writer that locks can have written since); false when the watcher released it, and the
+ * slot is let go.
  */
 export function reclaim(slot: number): boolean {
   if (Atomics.compareExchange(words, stateAt(slot), HELD, IN_USE) === HELD) return true;
-  settle(slot);
-  owned[slot] = false;
+  waitOutRelease(slot);
   return false;
 }
 
@@ -69,24 +72,37 @@ export function relend(slot: number): void {
 }
 
 /**
- * Ends the loan: true when the lock is still held by us (the caller unlocks it), false when the
- * watcher already released it. Either way the slot is free afterwards.
+ * Ends a loan not in use: true when the lock is still ours (the caller unlocks it), false when the
+ * watcher released it. The slot is let go either way.
  */
 export function endLoan(slot: number): boolean {
-  const held = Atomics.compareExchange(words, stateAt(slot), HELD, FREE) === HELD;
-  if (!held) settle(slot);
-  owned[slot] = false;
-  return held;
+  if (Atomics.compareExchange(words, stateAt(slot), HELD, FREE) === HELD) {
+    owned[slot] = false;
+    return true;
+  }
+  waitOutRelease(slot);
+  return false;
 }
 
-/** Waits out a release in progress, so that nobody locks the fd before the worker unlocked it. */
-function settle(slot: number): void {
-  while (Atomics.load(words, stateAt(slot)) === RELEASING) Atomics.wait(words, stateAt(slot), RELEASING, 1);
+/** Ends a loan in use (after `reclaim`): the lock is ours, the caller unlocks it. */
+export function endLoanInUse(slot: number): void {
   Atomics.store(words, stateAt(slot), FREE);
+  owned[slot] = false;
 }
 
-function startWatcher(): boolean {
-  if (watcher !== null) return true;
+/** After the worker took a slot: waits until its unlock is done, so nobody locks the fd before. */
+function waitOutRelease(slot: number): void {
+  while (Atomics.load(words, stateAt(slot)) === RELEASING) Atomics.wait(words, stateAt(slot), RELEASING, 1);
+  owned[slot] = false;
+}
+
+/** Starts the watcher on first need; true once it runs (until then nothing is lent). */
+function watcherReady(): boolean {
+  if (watcher === null) startWatcher();
+  return Atomics.load(words, READY) === 1;
+}
+
+function startWatcher(): void {
   try {
     watcher = new Worker(WATCHER_SOURCE, {
       eval: true,
@@ -96,7 +112,7 @@ function startWatcher(): boolean {
     });
   } catch {
     broken = true;
-    return false;
+    return;
   }
   watcher.unref();
   watcher.on("error", () => {
@@ -104,47 +120,52 @@ function startWatcher(): boolean {
     broken = true;
     for (let slot = 0; slot < SLOTS; slot++) {
       if (owned[slot] && Atomics.compareExchange(words, stateAt(slot), HELD, RELEASING) === HELD) {
-        unlockQuietly(Atomics.load(words, fdAt(slot)));
-        Atomics.store(words, stateAt(slot), FREE);
+        try {
+          fsExt().flockSync(Atomics.load(words, fdAt(slot)), "un");
+        } finally {
+          Atomics.store(words, stateAt(slot), FREE);
+        }
       }
     }
   });
-  return true;
-}
-
-function unlockQuietly(fd: number): void {
-  try {
-    fsExt().flockSync(fd, "un");
-  } catch {
-    // The fd was closed: its lock went with it.
-  }
 }
 
 /**
- * The watcher: sleeps until a lock is lent, then looks every `idleMs`; a slot whose use count did
- * not move since the last look is released (HELD → RELEASING, unlock, FREE).
+ * The watcher: sleeps until a lock is lent, then looks every `idleMs`; a slot whose use count has
+ * not moved for `idleMs` is released (HELD → RELEASING, unlock, FREE). Idleness is timed, not
+ * counted in looks: a lend wakes the worker at once, and two looks microseconds apart would find
+ * every other lock "unused since".
  */
 const WATCHER_SOURCE = `
 const { workerData } = require("node:worker_threads");
 const { flockSync } = require(workerData.fsExtPath);
 const { words, slots, idleMs } = workerData;
-const seen = new Int32Array(slots);
+const state = (slot) => ${FIRST_SLOT} + 3 * slot;
+const seenUses = new Int32Array(slots);
+const seenAt = new Float64Array(slots);
+Atomics.store(words, ${READY}, 1);
 for (;;) {
   // Read before the scan: a lock lent after it changes the word, and the wait returns at once.
-  const wake = Atomics.load(words, 0);
+  const wake = Atomics.load(words, ${WAKE});
+  const now = performance.now();
   let lent = 0;
   for (let slot = 0; slot < slots; slot++) {
-    const state = Atomics.load(words, 1 + 3 * slot);
-    if (state !== ${HELD} && state !== ${IN_USE}) continue;
+    const current = Atomics.load(words, state(slot));
+    if (current !== ${HELD} && current !== ${IN_USE}) continue;
     lent++;
-    const uses = Atomics.load(words, 3 + 3 * slot);
-    if (state === ${IN_USE} || uses !== seen[slot]) { seen[slot] = uses; continue; }
-    if (Atomics.compareExchange(words, 1 + 3 * slot, ${HELD}, ${RELEASING}) !== ${HELD}) continue;
-    try { flockSync(Atomics.load(words, 2 + 3 * slot), "un"); } catch {}
-    Atomics.store(words, 1 + 3 * slot, ${FREE});
-    Atomics.notify(words, 1 + 3 * slot);
+    const uses = Atomics.load(words, state(slot) + 2);
+    if (current === ${IN_USE} || uses !== seenUses[slot]) {
+      seenUses[slot] = uses;
+      seenAt[slot] = now;
+      continue;
+    }
+    if (now - seenAt[slot] < idleMs) continue;
+    if (Atomics.compareExchange(words, state(slot), ${HELD}, ${RELEASING}) !== ${HELD}) continue;
+    try { flockSync(Atomics.load(words, state(slot) + 1), "un"); } catch {}
+    Atomics.store(words, state(slot), ${FREE});
+    Atomics.notify(words, state(slot));
     lent--;
   }
-  Atomics.wait(words, 0, wake, lent > 0 ? idleMs : undefined);
+  Atomics.wait(words, ${WAKE}, wake, lent > 0 ? idleMs / 2 : undefined);
 }
 `;

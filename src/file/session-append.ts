@@ -15,6 +15,7 @@ import { encodeLines } from "../format/jsonl/encode.js";
 import { BurstLock } from "./burst-lock.js";
 import { endOf } from "./file-end.js";
 import { lockExclusive, unlock } from "./flock.js";
+import type { HeldLock } from "./held-lock.js";
 import { KeptLock } from "./kept-lock.js";
 import { quarantineBytes } from "./quarantine.js";
 import type { SessionFileOptions } from "./session-file.js";
@@ -28,18 +29,6 @@ import { writeAll } from "./write-all.js";
  * renames the file without the lock goes unseen. A setting for tests.
  */
 export const appendChecks = { pathHoldsMs: 1 };
-
-/** A lock a writer keeps between appends: to the end of a burst (normal mode) or to `close()`. */
-interface HeldLock {
-  /** The descriptor to write through without locking (the file checked as `size` long), or null. */
-  usable(size: number): number | null;
-  /** After a write through that descriptor. */
-  used(): void;
-  /** After a write that took the lock: whether to keep it. */
-  keepsAfterWrite(): boolean;
-  keep(fd: number): void;
-  release(): void;
-}
 
 /**
  * The write side of a session file. Every append happens under an exclusive flock: first the lines
@@ -63,7 +52,8 @@ export class SessionAppender {
     private readonly contents: SessionContents,
     private readonly options: SessionFileOptions,
   ) {
-    this.kept = options.locking === "exclusive" ? new KeptLock() : new BurstLock((fd) => this.fileAsLeft(fd));
+    const fileAsLeft = (fd: number) => this.fileAsLeft(fd);
+    this.kept = options.locking === "exclusive" ? new KeptLock(fileAsLeft) : new BurstLock(fileAsLeft);
   }
 
   private get path(): string {
@@ -77,7 +67,7 @@ export class SessionAppender {
    */
   append(build: (tree: SessionTree) => SessionEntry[]): SessionEntry[] {
     // A kept lock: no writer that locks can have written since our last write.
-    const kept = this.dirty ? null : this.kept.usable(this.contents.bytes);
+    const kept = this.dirty ? null : this.kept.usable();
     if (kept !== null) {
       try {
         return this.buildAndWrite(kept, build);

@@ -21,8 +21,9 @@ export type Durability = "os" | "fsync";
 /**
  * How long a writer holds the file's lock, as SQLite's `locking_mode`.
  * - `"normal"`: for each write; any number of processes append, each catching up first. A burst
- *   of writes in one synchronous job keeps the lock until the job ends or it sat unused for a
- *   millisecond (burst-lock.ts), so its writes after the first two are a `write` each.
+ *   of writes in one synchronous job keeps the lock until the job ends, it sat unused for about a
+ *   millisecond, or for 10 ms at most (burst-lock.ts), so its writes after the first two are a
+ *   `write` each.
  * - `"exclusive"`: from the first write until `close()` (or the process exits). Writes skip the
  *   lock and, unless a stat of the file shows that a writer without a lock (pi) was there, the
  *   catch-up: a `write`, and in a burst a stat at most once a millisecond. Writers in other
