@@ -28,6 +28,12 @@ export class FileKindError extends SessionTreeError {
 
 /** How much of a file is read to tell what it is; the rest is only counted, and only when needed. */
 const HEAD_BYTES = 256 * 1024;
+/**
+ * Read first: enough for a pi header line (about 150 bytes). A file whose first line is one is a
+ * pi session whatever follows, so the usual case needs neither the 256 KiB read nor the parse of
+ * the sample's lines (on every `tree`, `show`, `export`).
+ */
+const QUICK_BYTES = 4 * 1024;
 
 /** What the file at `path` is; undefined when it cannot be read (the command's own read says why). */
 export function inspectFile(path: string): SniffedFile | undefined {
@@ -38,6 +44,10 @@ export function inspectFile(path: string): SniffedFile | undefined {
     return undefined;
   }
   if (size === 0) return sniffSessionText("");
+  if (size > QUICK_BYTES) {
+    const quick = sniffHeaderLine(readHead(path, QUICK_BYTES));
+    if (quick?.kind === "pi") return quick;
+  }
   const head = readHead(path, Math.min(size, HEAD_BYTES));
   if (size <= HEAD_BYTES) return sniffSessionText(head);
   const first = sniffSessionText(head, { partial: true });
@@ -66,10 +76,18 @@ function whatItIs(path: string, file: SniffedFile): { code: FileKindCode; findin
   return undefined;
 }
 
-/** Throws the refusal for a file a read-only command cannot show. */
-export function refuseUnreadable(path: string): void {
-  const refusal = refusalFor(path, inspectFile(path));
+/** Throws the refusal for a file a read-only command cannot show; else what the file is. */
+export function refuseUnreadable(path: string): SniffedFile | undefined {
+  const file = inspectFile(path);
+  const refusal = refusalFor(path, file);
   if (refusal) throw refusal;
+  return file;
+}
+
+/** The sniff of the first line alone, when the head holds a whole one. */
+function sniffHeaderLine(head: string): SniffedFile | undefined {
+  const end = head.indexOf("\n");
+  return end === -1 ? undefined : sniffSessionText(head.slice(0, end + 1), { partial: true });
 }
 
 function readHead(path: string, bytes: number): string {

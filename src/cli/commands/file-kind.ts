@@ -6,7 +6,15 @@ import type { CommandContext } from "../command-context.js";
  * tool's session (before the session manager opens it: opening an empty file starts a new session).
  */
 export function readablePath(ctx: CommandContext, ref: string | undefined): string {
+  return readableSession(ctx, ref).path;
+}
+
+/** `readablePath`, with the version its pi header states (null when it has none that says). */
+export function readableSession(
+  ctx: CommandContext,
+  ref: string | undefined,
+): { path: string; version: number | null } {
   const path = ctx.sessionPath(ref);
-  refuseUnreadable(path);
-  return path;
+  const file = refuseUnreadable(path);
+  return { path, version: file?.kind === "pi" ? (file.version ?? null) : null };
 }

@@ -4,7 +4,7 @@ import { describeEntry, subagentNames } from "../../format/describe.js";
 import type { CommandContext } from "../command-context.js";
 import { pathIds, renderTree } from "../render/tree.js";
 import { versionOnDisk } from "../resolve.js";
-import { readablePath } from "./file-kind.js";
+import { readableSession } from "./file-kind.js";
 
 export interface TreeOptions {
   full?: boolean;
@@ -32,8 +32,9 @@ export async function runTree(
   ref: string | undefined,
   options: TreeOptions,
 ): Promise<void> {
+  const readable = readableSession(ctx, ref);
   const view = await ctx.withSession(
-    readablePath(ctx, ref),
+    readable.path,
     (manager, path) => ({
       path,
       roots: manager.getTree(),
@@ -63,14 +64,17 @@ export async function runTree(
   const collapseOver = options.full ? 0 : (options.collapse ?? 8);
   const lines = renderTree(roots, { leafId, colors: c, width: ctx.io.columns, collapseOver, subagents });
   ctx.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : "");
-  noteOldVersion(ctx, path);
+  noteOldVersion(ctx, path, readable.version);
   if (issues.length > 0)
     ctx.io.err(`${c.yellow(`${issues.length} issue(s) reading this session; see \`sessiontree fsck\``)}\n`);
 }
 
-/** A v1 file has no entry ids: the ids just shown change on every read until it is migrated. */
-function noteOldVersion(ctx: CommandContext, path: string): void {
-  const version = versionOnDisk(path);
+/**
+ * A v1 file has no entry ids: the ids just shown change on every read until it is migrated.
+ * `stated` is the version its header was seen to state, if it was (else the file is read again).
+ */
+function noteOldVersion(ctx: CommandContext, path: string, stated: number | null): void {
+  const version = stated ?? versionOnDisk(path);
   if (version === null || version >= CURRENT_SESSION_VERSION) return;
   ctx.io.err(
     ctx.colors.yellow(
