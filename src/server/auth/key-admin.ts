@@ -2,19 +2,20 @@ import { ValidationError } from "../../core/errors.js";
 import type { ApiKeyRow, ServiceDb } from "../db/service-db.js";
 import { HttpError } from "../http/http-error.js";
 import { generateApiKey } from "./api-keys.js";
-import { currentKeyLimits, DEFAULT_KEY_POLICY, type KeyLimits, keyExpiry } from "./key-limits.js";
+import { DEFAULT_KEY_POLICY, type KeyLimits, keyExpiry } from "./key-limits.js";
 
 /**
  * Creates and stores a key for `userId`; the plain key is returned once and never stored. Made
- * while serving a request, it expires no later than that request's credential and counts against
- * the user's cap (key-limits.ts); `limits` overrides that (the operator's `keys create --expires-in`).
+ * while serving a request, `limits` must be `requestKeyLimits` (key-limits.ts): it expires no later
+ * than that request's credential and counts against the user's cap. Left out, only the default cap
+ * bounds it: for the operator's command line and tests, never a route.
  */
 export async function createApiKey(
   db: ServiceDb,
   userId: string,
   name: string,
   now: Date = new Date(),
-  limits: KeyLimits = currentKeyLimits(),
+  limits: KeyLimits = {},
 ): Promise<{ key: string; row: ApiKeyRow }> {
   if (userId.length === 0 || userId.length > 256) {
     throw new ValidationError("invalid_argument", "A user id of 1-256 characters is required");

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Principal } from "./principal.js";
 
 /** What bounds a new API key. */
@@ -19,20 +18,14 @@ export interface KeyLimits extends KeyPolicy {
   creatorExpiresAt?: string | null;
 }
 
-const creating = new AsyncLocalStorage<KeyLimits>();
-
 /**
- * Runs a request's work so that any key made during it is bounded by the request's credential:
- * a JWT valid for five minutes cannot leave behind a key that works for ever, whichever code path
- * makes the key. Outside a request (the operator's `keys create`) no creator bounds it.
+ * The limits of a key made while serving a request: the server's policy, and the expiry of the
+ * request's credential, so that a JWT valid for five minutes cannot leave behind a key that works
+ * for ever. Passed explicitly by the route that makes keys (routes/keys.ts), not carried in an
+ * AsyncLocalStorage: on Node 20 one makes every promise of the process pay an async hook.
  */
-export function withKeyCreator<T>(principal: Principal, policy: KeyPolicy, work: () => T): T {
-  return creating.run({ ...policy, creatorExpiresAt: principal.expiresAt ?? null }, work);
-}
-
-/** The limits of the request in progress, or none (the operator's command line). */
-export function currentKeyLimits(): KeyLimits {
-  return creating.getStore() ?? {};
+export function requestKeyLimits(principal: Principal, policy: KeyPolicy): KeyLimits {
+  return { ...policy, creatorExpiresAt: principal.expiresAt ?? null };
 }
 
 /** The earliest of the creator's expiry and now + max age; null when neither is set. */

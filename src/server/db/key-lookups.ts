@@ -12,10 +12,15 @@ export class KeyLookups<R> {
   >();
   private inFlight = false;
 
-  /** `lookUp` reads the rows of all the ids given; `idOf` tells which id a row is. */
+  /**
+   * `lookUp` reads the rows of all the ids given; `idOf` tells which id a row is. `gather`, when
+   * given, is awaited before the ids are taken: on SQLite, which answers at once, so that the
+   * requests read in one turn of the event loop share the query (`nextTurn`).
+   */
   constructor(
     private readonly lookUp: (ids: string[]) => Promise<R[]>,
     private readonly idOf: (row: R) => string,
+    private readonly gather?: () => Promise<void>,
   ) {}
 
   find(id: string): Promise<R | undefined> {
@@ -28,9 +33,10 @@ export class KeyLookups<R> {
   }
 
   private async send(): Promise<void> {
+    this.inFlight = true;
+    if (this.gather) await this.gather();
     const asked = this.pending;
     this.pending = new Map();
-    this.inFlight = true;
     try {
       const rows = await this.lookUp([...asked.keys()]);
       const byId = new Map(rows.map((row) => [this.idOf(row), row]));
@@ -42,4 +48,9 @@ export class KeyLookups<R> {
       if (this.pending.size > 0) void this.send();
     }
   }
+}
+
+/** Resolves in the next turn of the event loop, after the I/O of this one (setImmediate). */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -1,6 +1,6 @@
 import { runFlow } from "../../store/engine/step.js";
 import type { TxSql } from "../../store/store.js";
-import { KeyLookups } from "./key-lookups.js";
+import { KeyLookups, nextTurn } from "./key-lookups.js";
 import type {
   ApiKeyRow,
   DeletionRow,
@@ -36,12 +36,14 @@ export interface ServiceSql {
 const SQL = {
   insertKey: `INSERT INTO api_keys (id, user_id, name, key_hash, created_at, revoked_at, expires_at, last_used_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-  /** Every request's one lookup: the key, and its user's row in disabled_users if any. */
-  findKey: `SELECT k.*, d.user_id AS disabled_user FROM api_keys k
-    LEFT JOIN disabled_users d ON d.user_id = k.user_id WHERE k.id = $1`,
-  /** The same for the keys of concurrent requests (PostgreSQL, key-lookups.ts). */
+  /**
+   * Every request's one lookup, shared by concurrent requests (key-lookups.ts): the keys, and
+   * their users' rows in disabled_users if any. On PostgreSQL and on SQLite.
+   */
   findKeys: `SELECT k.*, d.user_id AS disabled_user FROM api_keys k
     LEFT JOIN disabled_users d ON d.user_id = k.user_id WHERE k.id = ANY ($1::text[])`,
+  findKeysSqlite: `SELECT k.*, d.user_id AS disabled_user FROM api_keys k
+    LEFT JOIN disabled_users d ON d.user_id = k.user_id WHERE k.id IN (SELECT value FROM json_each($1))`,
   listKeys: "SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id",
   revokeKey: "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
   countLiveKeys: `SELECT COUNT(*) AS n FROM api_keys
@@ -69,10 +71,11 @@ export class SqlServiceDb implements ServiceDb {
   readonly sql: TxSql;
 
   /**
-   * PostgreSQL: concurrent requests' key lookups share queries (a round trip each otherwise).
-   * SQLite answers at once: nothing would wait to share.
+   * Concurrent requests' key lookups share queries. PostgreSQL: the keys asked while a lookup is
+   * on its way (a round trip each otherwise). SQLite, which answers at once: the keys asked in one
+   * turn of the event loop (a read transaction each otherwise, most of a lookup's cost).
    */
-  private readonly keyLookups: KeyLookups<KeyForAuth> | undefined;
+  private readonly keyLookups: KeyLookups<KeyForAuth>;
 
   constructor(private readonly db: ServiceSql) {
     this.keyLookups =
@@ -81,7 +84,12 @@ export class SqlServiceDb implements ServiceDb {
             async (ids) => (await db.all<AuthRecord>(SQL.findKeys, [ids])).map(toKeyForAuth),
             (row) => row.id,
           )
-        : undefined;
+        : new KeyLookups(
+            async (ids) =>
+              (await db.all<AuthRecord>(SQL.findKeysSqlite, [JSON.stringify(ids)])).map(toKeyForAuth),
+            (row) => row.id,
+            nextTurn,
+          );
     this.kind = db.kind;
     this.sharesStoreTransactions = db.shared;
     this.sql = {
@@ -113,9 +121,7 @@ export class SqlServiceDb implements ServiceDb {
   }
 
   async findKey(id: string): Promise<KeyForAuth | undefined> {
-    if (this.keyLookups) return this.keyLookups.find(id);
-    const [record] = await this.db.all<AuthRecord>(SQL.findKey, [id]);
-    return record && toKeyForAuth(record);
+    return this.keyLookups.find(id);
   }
 
   async listKeys(userId: string): Promise<ApiKeyRow[]> {

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type { Context, Hono } from "hono";
-import { withKeyCreator } from "../auth/key-limits.js";
 import type { Principal } from "../auth/principal.js";
 import { accessLine, stderrSink } from "../ops/access-log.js";
 import { checkQuotas, requestGrowth } from "../ops/quotas.js";
@@ -46,13 +45,11 @@ async function handleRequest(c: Context, route: AnyRoute, services: ServerServic
   const idempotency = idempotencyScope(c, route, principal, rawBody);
   const quotas = services.ops.quotas;
   const growth = quotas && !route.public ? requestGrowth(route.operationId, body, rawBody) : null;
-  const handle = async () => {
+  const run = async () => {
     // Checked when the write runs, not before a replay: a retry of a write that fit still answers.
     if (quotas && growth) await checkQuotas(services.db, quotas, principal.userId, growth);
     return route.handle({ params, query, body, principal, ifMatch, idempotency, services });
   };
-  // Keys made while serving this request are bounded by its credential (auth/key-limits.ts).
-  const run = () => withKeyCreator(principal, services.ops.keys, handle);
   if (idempotency !== undefined) return runKeyed(services, route, idempotency, run);
   // The request id goes in with the other headers, so the middleware need not add it afterwards.
   const response = replyResponse(await run(), facts && { "X-Request-Id": facts.requestId });

@@ -1,5 +1,6 @@
 import { NotFoundError } from "../../core/errors.js";
 import { createApiKey } from "../auth/key-admin.js";
+import { requestKeyLimits } from "../auth/key-limits.js";
 import type { ApiKeyRow } from "../db/service-db.js";
 import { defineRoute } from "../http/route.js";
 import { CreatedKey, CreateKeyBody, KeyList, KeyParams } from "../schemas.js";
@@ -33,7 +34,15 @@ export const createKey = defineRoute({
   body: CreateKeyBody,
   responses: { 201: { description: "Created", schema: CreatedKey }, ...AUTH_ERRORS },
   async handle({ body, principal, services }) {
-    const { key, row } = await createApiKey(services.db, principal.userId, body.name ?? "", services.now());
+    // Bounded by the credential making it and the server's policy (auth/key-limits.ts).
+    const limits = requestKeyLimits(principal, services.ops.keys);
+    const { key, row } = await createApiKey(
+      services.db,
+      principal.userId,
+      body.name ?? "",
+      services.now(),
+      limits,
+    );
     return { status: 201, body: { key, info: keyInfo(row) } };
   },
 });

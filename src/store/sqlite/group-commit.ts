@@ -1,5 +1,21 @@
 import type { SqliteDatabase, SqliteStatement } from "./sqlite-config.js";
 
+/** Work the writes defer to the end of the shared transaction (the search words, pending-words.ts). */
+export interface DeferredWork {
+  /** Before a write: what undoes the write's part when its savepoint is undone. */
+  mark(): () => void;
+  /** Does the held work, last thing inside the transaction, before COMMIT. */
+  flush(): void;
+  /** Forgets the held work: the transaction has ended. */
+  discard(): void;
+}
+
+/** The connection a group writes on, and what its writes defer. */
+export interface GroupConnection {
+  db: SqliteDatabase;
+  deferred: DeferredWork;
+}
+
 interface QueuedWrite {
   work: () => unknown;
   resolve: (value: unknown) => void;
@@ -16,7 +32,7 @@ export class GroupCommit {
   private prepared: Savepoint | undefined;
 
   /** `connection` is asked at flush time: a store closed meanwhile fails the queued writes. */
-  constructor(private readonly connection: () => SqliteDatabase) {}
+  constructor(private readonly connection: () => GroupConnection) {}
 
   /** Runs `work` (synchronous: it runs inside the transaction) in the next shared transaction. */
   run<T>(work: () => T): Promise<T> {
@@ -30,15 +46,25 @@ export class GroupCommit {
     const batch = this.queue;
     this.queue = [];
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    let deferred: DeferredWork | undefined;
     try {
-      const db = this.connection();
+      const { db, deferred: held } = this.connection();
+      deferred = held;
       const savepoint = this.savepoints(db);
       db.transaction(() => {
-        for (const item of batch) outcomes.push(inSavepoint(savepoint, item.work));
+        for (const item of batch) {
+          const undo = held.mark();
+          const outcome = inSavepoint(savepoint, item.work);
+          if (!outcome.ok) undo();
+          outcomes.push(outcome);
+        }
+        held.flush();
       }).immediate();
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
+    } finally {
+      deferred?.discard();
     }
     for (const [i, item] of batch.entries()) {
       const outcome = outcomes[i];

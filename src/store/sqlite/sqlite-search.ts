@@ -19,7 +19,6 @@ const SEARCH_SQL = {
   insertRow: `INSERT INTO search_rows (doc, session_pk, entry_id, kind, timestamp, body) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT DO NOTHING RETURNING doc`,
   lowestDoc: "SELECT coalesce(min(doc), 0) AS doc FROM search_rows",
-  insertWords: "INSERT INTO search_fts (rowid, words) VALUES (?, ?)",
   dropWords: "DELETE FROM search_fts WHERE rowid IN (SELECT doc FROM search_rows WHERE session_pk = ?)",
   dropRows: "DELETE FROM search_rows WHERE session_pk = ?",
   dropBacklog: "DELETE FROM search_backlog WHERE session_pk = ?",
@@ -76,8 +75,9 @@ const SEARCH_SQL = {
 
 /**
  * Indexes new entries of a session; an entry indexed already keeps its row (an archive restore).
- * Docs count down: the batch takes the numbers below the lowest, its newest entry the lowest, and
- * goes into FTS5 in ascending rowid order (a lower rowid than the last one written would make FTS5
+ * Docs count down: the batch takes the numbers below the lowest, its newest entry the lowest. The
+ * FTS5 rows wait for the end of the write transaction (`q.searchWords`, pending-words.ts), which
+ * writes them in ascending rowid order (a lower rowid than the last one written would make FTS5
  * flush a segment per row).
  */
 export function indexEntries(
@@ -89,19 +89,19 @@ export function indexEntries(
   const docs = searchDocs(entries, texts);
   if (docs.length === 0) return;
   const row = q.statement(SEARCH_SQL.insertRow);
-  const words = q.statement(SEARCH_SQL.insertWords);
   const lowest = q.all<{ doc: number }>(SEARCH_SQL.lowestDoc)[0]?.doc ?? 0;
   let next = lowest - docs.length;
   for (const doc of docs.reverse()) {
     const inserted = row.get(next++, pk, doc.entryId, doc.kind, doc.timestamp, doc.text) as
       | { doc: number }
       | undefined;
-    if (inserted) words.run(inserted.doc, indexedWords(doc.text));
+    if (inserted) q.searchWords.add(inserted.doc, indexedWords(doc.text));
   }
 }
 
-/** Removes a session's index rows (purge). */
+/** Removes a session's index rows (purge), after writing the held words (some may be the session's). */
 export function dropIndex(q: Statements, pk: number | string): void {
+  q.searchWords.flush();
   q.run(SEARCH_SQL.dropWords, pk);
   q.run(SEARCH_SQL.dropRows, pk);
   q.run(SEARCH_SQL.dropBacklog, pk);
@@ -117,19 +117,24 @@ export function drainSearchBacklog(q: Statements, perTransaction = 50): number {
   for (;;) {
     const batch = q.all<{ session_pk: number }>(SEARCH_SQL.backlog, perTransaction);
     if (batch.length === 0) return done;
-    q.db
-      .transaction(() => {
-        for (const { session_pk: pk } of batch) {
-          q.run(SEARCH_SQL.dropWords, pk);
-          q.run(SEARCH_SQL.dropRows, pk);
-          const entries = q
-            .all<{ payload: string }>(SEARCH_SQL.entriesOf, pk)
-            .map((r) => payloadToEntry(r.payload));
-          indexEntries(q, pk, entries);
-          q.run(SEARCH_SQL.dropBacklog, pk);
-        }
-      })
-      .immediate();
+    try {
+      q.db
+        .transaction(() => {
+          for (const { session_pk: pk } of batch) {
+            q.run(SEARCH_SQL.dropWords, pk);
+            q.run(SEARCH_SQL.dropRows, pk);
+            const entries = q
+              .all<{ payload: string }>(SEARCH_SQL.entriesOf, pk)
+              .map((r) => payloadToEntry(r.payload));
+            indexEntries(q, pk, entries);
+            q.run(SEARCH_SQL.dropBacklog, pk);
+          }
+          q.searchWords.flush();
+        })
+        .immediate();
+    } finally {
+      q.searchWords.discard();
+    }
     done += batch.length;
   }
 }

@@ -73,7 +73,10 @@ class SqliteDriver implements StoreDriver<SessionRow> {
   private readonly options: Readonly<SqliteStoreOptions>;
   private q: Statements | null = null;
   private sql: SqliteTxSql | null = null;
-  private readonly writes = new GroupCommit(() => this.statements().db);
+  private readonly writes = new GroupCommit(() => {
+    const q = this.statements();
+    return { db: q.db, deferred: q.searchWords };
+  });
 
   constructor(options: SqliteStoreOptions) {
     this.options = Object.freeze({ ...options });

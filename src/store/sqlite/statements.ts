@@ -1,8 +1,11 @@
+import { PendingWords } from "./pending-words.js";
 import type { SqliteDatabase, SqliteStatement } from "./sqlite-config.js";
 
 /** Runs fixed SQL text on one connection, each text prepared once (preparing costs more than a small query). */
 export class Statements {
   private readonly prepared = new Map<string, SqliteStatement>();
+  /** The search words of the connection's open write transaction, written at its end. */
+  readonly searchWords = new PendingWords(this);
 
   constructor(readonly db: SqliteDatabase) {}
 
