@@ -31,7 +31,9 @@ if (LOG && isMainThread) {
   register(import.meta.url);
   process.on("exit", () => {
     const cache = createRequire(import.meta.url).cache;
-    const files = Object.keys(cache).map((file) => pathToFileURL(file).href);
+    // The bundle's chunks run as scripts by its loader (src/cli/script-loader.ts) are no modules.
+    const scripts = globalThis[Symbol.for("sessiontree.cli-scripts")] ?? [];
+    const files = [...Object.keys(cache), ...scripts].map((file) => pathToFileURL(file).href);
     appendFileSync(LOG, files.length > 0 ? `${files.join("\n")}\n` : "");
   });
 } else if (!LOG && process.argv[1] === fileURLToPath(import.meta.url)) {

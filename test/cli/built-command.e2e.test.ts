@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { cliEnv, copyFixture, REPO, tempWorkspace } from "./helpers.js";
@@ -76,6 +84,23 @@ describe("the built command (the bundle bin/sessiontree.js runs after npm run bu
     assert.match(html.stdout, /<script>/, "the viewer's prebuilt page script is found beside its chunk");
     const fsck = run(["fsck", file]);
     assert.equal(fsck.code, 0, fsck.stderr);
+  });
+
+  it("keeps a code cache per command: written by a first run, a damaged one recompiled and rewritten", () => {
+    const file = copyFixture("before-compaction.jsonl", ws.dir);
+    const first = run(["show", file]);
+    assert.equal(first.code, 0, first.stderr);
+    const builds = join(ws.dir, ".cache/sessiontree/cli-code");
+    const [build] = readdirSync(builds);
+    const dir = join(builds, build as string, "show");
+    const caches = readdirSync(dir).filter((name) => name.endsWith(".cache"));
+    assert.ok(caches.length > 0, "the first run wrote the chunks' code cache");
+    for (const name of caches) writeFileSync(join(dir, name), "not V8's code cache");
+    const again = run(["show", file]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, first.stdout, "a damaged cache changes nothing the command does");
+    for (const name of caches)
+      assert.notEqual(readFileSync(join(dir, name), "utf8"), "not V8's code cache", `${name} was rewritten`);
   });
 
   it("keeps each heavy command's packages out of the others: serve and view still start their help", () => {

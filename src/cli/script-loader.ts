@@ -1,0 +1,202 @@
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import vm from "node:vm";
+import { cacheRoot, writeCacheFile } from "../file/cache-dir.js";
+
+/**
+ * Runs the CLI bundle's chunks as scripts with a V8 code cache (scripts/bundle-cli-scripts.mjs
+ * writes them): Node 20 keeps no compiled code for ES modules between runs, and resolves, reads
+ * and links each module one by one. Bundled on its own into dist/cli-bundle/loader.js, beside the
+ * ES chunks, so `import()` and `require` here resolve packages exactly as the chunks do.
+ *
+ * The code cache lives in sessiontree's private cache directory, one folder per build and node
+ * version, one file per chunk and command (what a run compiles is what its command ran), named by
+ * the script's size and mtime. It is never trusted blindly: V8 rejects data made by another V8,
+ * other flags or another source length, and a rejected or missing cache just compiles (and is
+ * written again when the command ends). SESSIONTREE_CODE_CACHE=off neither reads nor writes one.
+ */
+
+interface Manifest {
+  id: string;
+  chunks: Record<string, { chunks: string[]; packages: string[] }>;
+}
+
+/** The manifest of the scripts beside this loader, or null when there is none (an older build). */
+function readManifest(dir: string): Manifest | null {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Manifest;
+    return manifest.chunks?.["main.js"] ? manifest : null;
+  } catch {
+    return null;
+  }
+}
+
+type Exports = Record<string, unknown>;
+type ScriptFunction = (
+  exports: Exports,
+  require: (spec: string) => unknown,
+  module: { exports: Exports },
+  importChunk: (spec: string) => Promise<unknown>,
+  importMetaUrl: string,
+  importMetaResolve: (spec: string) => string,
+) => void;
+
+const WRAPPER = [
+  "(function (exports, require, module, __importChunk, __importMetaUrl, __importMetaResolve) {",
+  "\n})",
+];
+const nodeRequire = createRequire(import.meta.url);
+
+/**
+ * The ES chunks whose scripts ran, for scripts/cli-modules.mjs (which sees ES modules through a
+ * module hook, and these are not loaded as modules).
+ */
+const ran: string[] = [];
+(globalThis as Record<symbol, unknown>)[Symbol.for("sessiontree.cli-scripts")] = ran;
+
+/** A chunk run, and what its code cache needs at exit. */
+interface Loaded {
+  module: { exports: Exports };
+  script: vm.Script;
+  cachePath: string | null;
+  cacheUsed: boolean;
+}
+
+class ScriptLoader {
+  private readonly loaded = new Map<string, Loaded>();
+  /** Packages' module namespaces, as a chunk's `require` of them answers. */
+  private readonly packages = new Map<string, Exports>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly manifest: Manifest,
+    private readonly cacheDir: string | null,
+  ) {}
+
+  /** A chunk and what it imports, once the packages they import are loaded. */
+  async importChunk(spec: string): Promise<Exports> {
+    if (!spec.startsWith("./")) return (await import(spec)) as Exports;
+    const name = spec.slice(2);
+    await this.loadPackages(name);
+    return this.requireChunk(name);
+  }
+
+  /** Writes the code cache of every chunk that ran without one (at exit: it then holds what ran). */
+  saveCaches(): void {
+    let wrote = false;
+    for (const { script, cachePath, cacheUsed } of this.loaded.values())
+      if (cachePath !== null && !cacheUsed)
+        wrote = writeCacheFile(cachePath, script.createCachedData()) || wrote;
+    if (wrote && this.cacheDir !== null) removeOtherBuilds(dirname(this.cacheDir));
+  }
+
+  private async loadPackages(name: string): Promise<void> {
+    const wanted = new Set<string>();
+    const seen = new Set<string>();
+    const visit = (chunk: string): void => {
+      if (seen.has(chunk) || this.loaded.has(chunk)) return;
+      seen.add(chunk);
+      const entry = this.manifest.chunks[chunk];
+      for (const pkg of entry?.packages ?? []) if (!this.packages.has(pkg)) wanted.add(pkg);
+      for (const next of entry?.chunks ?? []) visit(next);
+    };
+    visit(name);
+    await Promise.all(
+      [...wanted].map(async (pkg) => {
+        const namespace = (await import(pkg)) as Exports;
+        // Marked as an ES module, so the script's interop takes `default` from it, as `import` does.
+        this.packages.set(pkg, Object.defineProperty({ ...namespace }, "__esModule", { value: true }));
+      }),
+    );
+  }
+
+  private requireChunk(name: string): Exports {
+    const done = this.loaded.get(name);
+    if (done) return done.module.exports;
+    const path = join(this.dir, name);
+    const { source, cachePath } = this.readScript(path, name);
+    const cachedData = cachePath === null ? undefined : readCache(cachePath);
+    const script = new vm.Script(WRAPPER[0] + source + WRAPPER[1], {
+      filename: path,
+      cachedData,
+      importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    });
+    const module = { exports: {} as Exports };
+    const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
+    this.loaded.set(name, { module, script, cachePath, cacheUsed });
+    const url = pathToFileURL(join(this.dir, "..", name)).href;
+    ran.push(fileURLToPath(url));
+    const run = script.runInThisContext() as ScriptFunction;
+    run(
+      module.exports,
+      (spec) => this.require(spec),
+      module,
+      (spec) => this.importChunk(spec),
+      url,
+      (spec) => import.meta.resolve(spec),
+    );
+    return module.exports;
+  }
+
+  private require(spec: string): unknown {
+    if (spec.startsWith("./")) return this.requireChunk(spec.slice(2));
+    return this.packages.get(spec) ?? nodeRequire(spec);
+  }
+
+  /** The script's text, and its cache file: named by the script's size and mtime. */
+  private readScript(path: string, name: string): { source: string; cachePath: string | null } {
+    const fd = openSync(path, "r");
+    try {
+      const { size, mtimeMs } = fstatSync(fd);
+      const source = readFileSync(fd, "utf8");
+      const cachePath =
+        this.cacheDir === null ? null : join(this.cacheDir, `${name}.${size}-${Math.trunc(mtimeMs)}.cache`);
+      return { source, cachePath };
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+function readCache(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Code caches of other builds and node versions (only the latest is ever read again). */
+function removeOtherBuilds(buildDir: string): void {
+  const parent = dirname(buildDir);
+  try {
+    for (const name of readdirSync(parent))
+      if (name !== basename(buildDir)) rmSync(join(parent, name), { recursive: true, force: true });
+  } catch {
+    // A cache that cannot be tidied costs disk space, never a failure.
+  }
+}
+
+/** The folder of a command's code cache; the command is only a name for it (anything else: "_"). */
+function cacheDirFor(manifest: Manifest, argv: readonly string[]): string | null {
+  if (process.env.SESSIONTREE_CODE_CACHE === "off") return null;
+  const first = argv.find((arg) => !arg.startsWith("-"));
+  const command = first !== undefined && /^[a-z][a-z-]{0,30}$/.test(first) ? first : "_";
+  const build = `${manifest.id}-${process.version}-${process.arch}`;
+  return join(cacheRoot(), "cli-code", build, command);
+}
+
+/**
+ * The CLI's `main`, run from the scripts beside this loader; null when there are none (the caller
+ * then imports the ES bundle). Nothing has run when it returns null.
+ */
+export async function loadMain(argv: readonly string[]): Promise<Exports | null> {
+  const dir = join(fileURLToPath(new URL(".", import.meta.url)), "script");
+  const manifest = readManifest(dir);
+  if (manifest === null) return null;
+  const loader = new ScriptLoader(dir, manifest, cacheDirFor(manifest, argv));
+  process.once("exit", () => loader.saveCaches());
+  return loader.importChunk("./main.js");
+}
