@@ -5,6 +5,7 @@ import { loadCachedIndex, saveCachedIndex } from "../file/sidecar-index-cache.js
 import type { SessionIndex } from "../file/sidecar-index-model.js";
 import type { RawLine } from "../format/jsonl/lines.js";
 import { lookOfLine } from "./line-look.js";
+import { loadLooks, saveLooks } from "./looks-cache.js";
 
 /** A session file's sidecar index and each entry's look (line-look.ts), by entry number. */
 export interface IndexedLooks {
@@ -19,24 +20,28 @@ export interface IndexedLooks {
  * file/sidecar-index.ts's `currentIndex` decides) and the look of every entry. Built anew, the
  * index and the looks come from one scan of the file; found, the looks are one sequential read
  * that parses only the lines whose end it cannot read (line-look.ts). Null for a file the index
- * does not cover (older formats, no readable header).
+ * does not cover (older formats, no readable header). The looks are kept beside the index
+ * (looks-cache.ts), so a later open with the index saved reads none of the lines.
  */
 export function indexWithLooks(sessionPath: string, fd: number): IndexedLooks | null {
   const stats = fstatSync(fd);
   const saved = loadCachedIndex(sessionPath);
   try {
     const found = saved ? checkStamp(saved.stamp, fd, stats, { verifyUnchanged: true }) : "replaced";
-    if (saved && found === "unchanged") return { index: saved, looks: looksOf(fd, saved), state: "warm" };
+    if (saved && found === "unchanged") {
+      return { index: saved, looks: savedLooks(sessionPath, fd, saved, saved), state: "warm" };
+    }
     if (saved && found === "grew") {
       const start = { line: saved.indexedLines, offset: saved.indexedBytes };
       const index = scanInto(IndexBuilder.continuing(saved), fd, stats, start);
       saveCachedIndex(sessionPath, index);
-      return { index, looks: looksOf(fd, index), state: "caught-up" };
+      return { index, looks: savedLooks(sessionPath, fd, saved, index), state: "caught-up" };
     }
     const builder = new LookingBuilder();
     const index = scanInto(builder, fd, stats);
-    saveCachedIndex(sessionPath, index);
-    return { index, looks: builder.looks.subarray(0, index.ids.count), state: "rebuilt" };
+    const looks = builder.looks.subarray(0, index.ids.count);
+    if (saveCachedIndex(sessionPath, index)) saveLooks(sessionPath, index.stamp, looks);
+    return { index, looks, state: "rebuilt" };
   } catch (error) {
     if (error instanceof NotIndexable) return null;
     throw error;
@@ -61,6 +66,19 @@ class LookingBuilder extends IndexBuilder {
   }
 }
 
+/**
+ * The looks of `index`'s entries: those saved with `saved` (the index as it was found: the same
+ * one, or the one `index` continued over appended lines) and the rest read from their lines, then
+ * kept for the next open when any had to be read.
+ */
+function savedLooks(sessionPath: string, fd: number, saved: SessionIndex, index: SessionIndex): Uint8Array {
+  const kept = loadLooks(sessionPath, saved.stamp);
+  if (kept !== null && kept.length === index.ids.count) return kept;
+  const looks = looksOf(fd, index, kept ?? new Uint8Array(0));
+  saveLooks(sessionPath, index.stamp, looks);
+  return looks;
+}
+
 /** Bytes read at once by the looks pass. */
 const WINDOW = 4 << 20;
 
@@ -68,11 +86,12 @@ const WINDOW = 4 << 20;
  * The looks of an index's entries: their lines read in file order, in large reads (each line's
  * end is checked, so every line is read, though most types say their look alone).
  */
-function looksOf(fd: number, index: SessionIndex): Uint8Array {
+function looksOf(fd: number, index: SessionIndex, known: Uint8Array): Uint8Array {
   const count = index.ids.count;
   const looks = new Uint8Array(count);
+  looks.set(known.subarray(0, count));
   const window = new LineWindow(fd);
-  for (let n = 0; n < count; n++) {
+  for (let n = known.length; n < count; n++) {
     const line = window.line(index.offsets[n] as number, index.lengths[n] as number);
     looks[n] = lookOfLine(line, index.kinds[n] as number);
   }

@@ -20,6 +20,7 @@ import { TEXT_PAGE, TreeView } from "./loaded-session.js";
 import type { NodeNumbers } from "./node-numbers.js";
 import type { SessionShape } from "./session-shape.js";
 import type { SessionView } from "./session-view.js";
+import { wireShapeJsonOpen } from "./shape-wire.js";
 import type { ViewerSession } from "./source.js";
 
 /** What opening a session through its index found (indexed-open.ts). */
@@ -95,11 +96,27 @@ export class IndexedSession implements SessionView {
     return `${head.slice(0, -1)},"ids":${ids},"parents":${parents},"looks":${JSON.stringify(looks)},${tail}`;
   }
 
+  wireJson(): string {
+    if (this.whole) return this.whole.wireJson();
+    const { key, source, header, name, index, nodes, looks, firstPrompt, labels } = this.facts;
+    const leaf = index.leaf < 0 ? -1 : nodes.nodeOf(index.leaf);
+    const ids = nodes.idTable(index);
+    const head = { key, source, header, name, issues: [], leaf };
+    const rest = { looks, texts: null, firstPrompt, labels };
+    return `${wireShapeJsonOpen(head, ids.text, ids.ends, nodes.parents(index), rest)}}`;
+  }
+
   startId(): string | undefined {
     if (this.whole) return this.whole.startId();
     const { index, nodes } = this.facts;
     if (nodes.count === 0) return undefined;
     return index.ids.at(index.leaf >= 0 ? index.leaf : nodes.entryOf(nodes.count - 1));
+  }
+
+  startNode(): number {
+    if (this.whole) return this.whole.startNode();
+    const { index, nodes } = this.facts;
+    return index.leaf >= 0 ? nodes.nodeOf(index.leaf) : nodes.count - 1;
   }
 
   textsOf(from: number, to: number): { from: number; texts: string[] } {
@@ -132,6 +149,9 @@ export class IndexedSession implements SessionView {
 
   /** The entry number of a node's id; -1 for an id the shape does not hold (a hidden leaf marker). */
   private entryNumber(entryId: string): number {
+    // The leaf's (the first answer sent) is known without the lookup table, made at a later click.
+    const { leaf, ids } = this.facts.index;
+    if (leaf >= 0 && ids.at(leaf) === entryId) return leaf;
     this.lookup ??= new IdLookup(this.facts.index.ids);
     const n = this.lookup.find(entryId);
     return n >= 0 && this.facts.nodes.isShown(n) ? n : -1;

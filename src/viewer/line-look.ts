@@ -67,7 +67,7 @@ export function lookOfLine(line: Buffer, kind: number): LookCode {
   const known = lookOfKind(kind);
   if (known !== null) return known;
   if (kind === CUSTOM) return customLook(line);
-  return plainMessageLook(line) ?? parsedLook(line);
+  return plainMessageLook(line, kind) ?? parsedLook(line);
 }
 
 /** A custom entry is parsed: a subagent's line is named from the lines around it. */
@@ -79,8 +79,9 @@ function customLook(line: Buffer): LookCode {
 const STOP_KEY = Buffer.from('"stopReason":');
 const IS_ERROR_KEY = Buffer.from('"isError":');
 
-function plainMessageLook(line: Buffer): LookCode | null {
-  const role = scanEntryPrefix(line)?.role;
+function plainMessageLook(line: Buffer, kind: number): LookCode | null {
+  // The indexer read an assistant's role already (half of a session's lines): not read again.
+  const role = kind === KIND.assistant ? "assistant" : scanEntryPrefix(line)?.role;
   switch (role) {
     case undefined:
       return null;
@@ -148,7 +149,12 @@ const OPEN = 0x7b;
  * so the key is a real key of that object. Null for any other line.
  */
 export function lastFieldValue(line: Buffer, key: Buffer): string | null {
-  const at = line.lastIndexOf(key);
+  // Looked for near the end only (a backward search of a long line is most of this function's
+  // time): a key further back has more than TAIL_WINDOW bytes of fields after it, and such a line
+  // is parsed, as any line this function does not answer for.
+  const from = Math.max(0, line.length - TAIL_WINDOW);
+  const found = line.subarray(from).lastIndexOf(key);
+  const at = found < 0 ? -1 : from + found;
   if (at <= 0 || (line[at - 1] !== COMMA && line[at - 1] !== OPEN)) return null;
   if (line.indexOf(BACKSLASH, at) >= 0) return null;
   let position = at + key.length;
@@ -164,6 +170,9 @@ export function lastFieldValue(line: Buffer, key: Buffer): string | null {
     ? value
     : null;
 }
+
+/** How far from a line's end `lastFieldValue` looks for its key. */
+const TAIL_WINDOW = 512;
 
 /** The end of `"key":scalar` at `start`, or -1. */
 function pairEnd(line: Buffer, start: number): number {

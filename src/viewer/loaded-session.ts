@@ -2,9 +2,11 @@ import type { SessionEntry } from "../core/entry.js";
 import type { SessionTree } from "../core/tree.js";
 import { subagentNames } from "../format/describe.js";
 import { entryLine } from "./browser/entry-line.js";
+import { TEXT_PAGE_NODES } from "./browser/text-pages.js";
 import { type MessagePage, type SelectionAnswer, selectionInTree, treeOf } from "./context-at.js";
 import { type SessionShape, shapeOf } from "./session-shape.js";
 import { attachedView, type SessionView } from "./session-view.js";
+import { wireShapeJson } from "./shape-wire.js";
 import type { ViewerSession } from "./source.js";
 
 /**
@@ -12,6 +14,8 @@ import type { ViewerSession } from "./source.js";
  * most of a large shape's bytes, and the most work in making it).
  */
 export const INLINE_TEXTS = 5000;
+/** Row texts sent with a large shape, around the node the page opens at. */
+const START_TEXTS = TEXT_PAGE_NODES;
 /** Row texts one `/api/texts` answer holds at most. */
 export const TEXT_PAGE = 4096;
 
@@ -24,6 +28,10 @@ export const TEXT_PAGE = 4096;
  */
 export class LoadedSession {
   private shapeText: string | undefined;
+  private wireText: string | undefined;
+  /** The leaf's answer last sent with the shape, by its tail: the session does not change while kept. */
+  private start: { tail: number; json: string } | undefined;
+  private startTexts: string | undefined;
 
   private constructor(
     private readonly view: SessionView,
@@ -67,15 +75,32 @@ export class LoadedSession {
   }
 
   /**
-   * What opening the session needs, in one answer: the shape, and as `start` the leaf's entry with
+   * What opening the session needs, in one answer: the shape (compact: shape-wire.ts), and as
+   * `start` the leaf's entry with
    * the latest `tail` messages of its context (null without a leaf), so the page shows both after
    * one request, however busy the server is with others (a listing that reads files).
    */
   openingJson(tail: number): string {
-    const shape = this.shapeJson();
-    const id = this.view.startId();
-    const start = id === undefined ? null : this.select(id, { tail });
-    return `${shape.slice(0, -1)},"start":${JSON.stringify(start)}}`;
+    if (this.start?.tail !== tail) {
+      const id = this.view.startId();
+      this.start = { tail, json: JSON.stringify(id === undefined ? null : this.select(id, { tail })) };
+    }
+    this.wireText ??= this.view.wireJson();
+    this.startTexts ??= JSON.stringify(this.textsAroundStart());
+    return `${this.wireText.slice(0, -1)},"start":${this.start.json},"startTexts":${this.startTexts}}`;
+  }
+
+  /**
+   * The row texts a large shape leaves out, of the nodes around the one the page opens at (most of
+   * them before it: the rows above the leaf are the ones drawn with it), so the first frame has
+   * them without another request; a row still without one asks for its page as usual. Null when
+   * the shape inlines every text.
+   */
+  private textsAroundStart(): { from: number; texts: string[] } | null {
+    const node = this.view.startNode();
+    if (this.size <= INLINE_TEXTS || node < 0) return null;
+    const from = Math.max(0, node - (START_TEXTS - START_TEXTS / 4));
+    return this.textsOf(from, from + START_TEXTS);
   }
 
   select(entryId: string, page: MessagePage): SelectionAnswer {
@@ -115,9 +140,16 @@ export class TreeView implements SessionView {
     return JSON.stringify(this.shape);
   }
 
+  wireJson(): string {
+    return wireShapeJson(this.shape);
+  }
+
   startId(): string | undefined {
-    const leaf = this.shape.leaf >= 0 ? this.shape.leaf : this.shape.ids.length - 1;
-    return this.shape.ids[leaf];
+    return this.shape.ids[this.startNode()];
+  }
+
+  startNode(): number {
+    return this.shape.leaf >= 0 ? this.shape.leaf : this.shape.ids.length - 1;
   }
 
   textsOf(from: number, to: number): { from: number; texts: string[] } {

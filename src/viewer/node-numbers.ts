@@ -57,6 +57,19 @@ export class NodeNumbers {
     return ids;
   }
 
+  /** The ids of the nodes as one text and where each ends (the index's own when nothing is hidden). */
+  idTable(index: SessionIndex): { text: string; ends: ArrayLike<number> } {
+    if (this.entryOfNode === null) return { text: index.ids.text, ends: index.ids.ends };
+    const ids = this.ids(index);
+    const ends = new Uint32Array(this.count);
+    let end = 0;
+    for (let node = 0; node < this.count; node++) {
+      end += (ids[node] as string).length;
+      ends[node] = end;
+    }
+    return { text: ids.join(""), ends };
+  }
+
   /** Each node's parent node, -1 for a root (a hidden marker is never a parent: it has no child). */
   parents(index: SessionIndex): Int32Array {
     const parents = new Int32Array(this.count);

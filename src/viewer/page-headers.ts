@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { pageScript } from "./page-script.js";
+import { SHAPE_PREFETCH_SCRIPT } from "./shape-prefetch.js";
 import { VIEWER_STYLE } from "./style.js";
 
 let cached: Record<string, string> | undefined;
@@ -16,7 +17,7 @@ export function pageHeaders(): Record<string, string> {
   cached ??= {
     "Content-Security-Policy": [
       "default-src 'none'",
-      `script-src '${sha256(pageScript())}'`,
+      `script-src '${sha256(pageScript())}' '${sha256(SHAPE_PREFETCH_SCRIPT)}'`,
       `style-src '${sha256(VIEWER_STYLE)}'`,
       "connect-src 'self'",
       "img-src 'self' data:",

@@ -1,5 +1,6 @@
 import type { ViewerBoot } from "./boot.js";
 import { pageScript } from "./page-script.js";
+import { SHAPE_PREFETCH_SCRIPT } from "./shape-prefetch.js";
 import { VIEWER_STYLE } from "./style.js";
 
 /** The live viewer's page: everything inline, data from the JSON routes. */
@@ -27,7 +28,7 @@ export function renderViewerDocument(boot: ViewerBoot, title: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${VIEWER_STYLE}</style>
-</head>
+${boot.mode === "server" ? `<script>${SHAPE_PREFETCH_SCRIPT}</script>\n` : ""}</head>
 <body>
 <header>
   <span class="brand">sessiontree</span>

@@ -19,8 +19,12 @@ export interface SessionView {
   readonly tree: SessionTree;
   has(entryId: string): boolean;
   shapeJson(): string;
+  /** The shape as `/api/shape` sends it (shape-wire.ts). */
+  wireJson(): string;
   /** The node the page opens at: the leaf, else the last node; undefined for no node. */
   startId(): string | undefined;
+  /** The node number of `startId()`, -1 for none. */
+  startNode(): number;
   textsOf(from: number, to: number): { from: number; texts: string[] };
   select(entryId: string, page: MessagePage): SelectionAnswer;
 }

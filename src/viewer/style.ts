@@ -78,7 +78,7 @@ main { position: relative; min-height: 0; min-width: 0; }
 .raw summary, .thinking summary { cursor: pointer; color: #475569; }
 .ctx-summary { font-weight: 600; margin-bottom: 6px; }
 .msg { border-left: 3px solid #cbd5e1; padding: 4px 8px; margin: 6px 0; background: #f8fafc; border-radius: 0 4px 4px 0; }
-.ctx-msg { cursor: pointer; } .ctx-msg:hover { background: #eef2ff; }
+.ctx-msg { cursor: pointer; content-visibility: auto; contain-intrinsic-size: auto 120px; } .ctx-msg:hover { background: #eef2ff; }
 .msg .role { font-size: 11px; font-weight: 700; text-transform: uppercase; color: #475569; }
 .role-user { border-color: #2563eb; } .role-assistant { border-color: #16a34a; } .role-toolResult { border-color: #64748b; }
 .role-compactionSummary { border-color: #ea580c; background: #fff7ed; } .role-branchSummary { border-color: #0891b2; background: #ecfeff; }

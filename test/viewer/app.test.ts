@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { createViewerApp } from "../../src/viewer/app.js";
 import { createLocalSource } from "../../src/viewer/local-source.js";
-import type { SessionShape } from "../../src/viewer/session-shape.js";
+import { type ShapeWire, shapeFromWire } from "../../src/viewer/shape-wire.js";
 import type { ViewerSession, ViewerSessionSummary } from "../../src/viewer/source.js";
 import { makeViewerRoots, type ViewerRoots } from "./support/sessions.js";
 
@@ -126,7 +126,10 @@ describe("the viewer's JSON routes over local files", () => {
   it("sends a session's shape without bodies: core's entries, parents, leaf, labels, one line each", async () => {
     const { status, body } = await get(`/api/shape?key=${encodeURIComponent(branchedKey())}`);
     assert.equal(status, 200);
-    const shape = body as unknown as SessionShape;
+    const wire = body as unknown as ShapeWire;
+    assert.equal(typeof wire.idText, "string", "the ids as one text");
+    assert.ok(Array.isArray(wire.parentJumps), "the parents as the jumps of the chain");
+    const shape = shapeFromWire(wire);
     const sm = SessionManager.open(roots.branched.file);
     try {
       const entries = sm.getEntries();
@@ -172,7 +175,9 @@ describe("the viewer's JSON routes over local files", () => {
     const { status, body } = await get(`/api/context?key=${encodeURIComponent(key)}&at=${added}`);
     assert.equal(status, 200);
     assert.equal(body.entryId, added);
-    const shape = (await get(`/api/shape?key=${encodeURIComponent(key)}`)).body as unknown as SessionShape;
+    const shape = shapeFromWire(
+      (await get(`/api/shape?key=${encodeURIComponent(key)}`)).body as unknown as ShapeWire,
+    );
     assert.equal(shape.ids.at(-1), added, "a kept shape is read again once the file changed");
   });
 

@@ -8,6 +8,7 @@ import { indexPathFor } from "../../src/file/sidecar-index.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { INLINE_TEXTS, LoadedSession, TEXT_PAGE } from "../../src/viewer/loaded-session.js";
 import { createLocalSource } from "../../src/viewer/local-source.js";
+import { looksPathFor } from "../../src/viewer/looks-cache.js";
 import { diffOf, statsOf } from "../../src/viewer/session-insights.js";
 import { attachedView } from "../../src/viewer/session-view.js";
 import type { ViewerSession } from "../../src/viewer/source.js";
@@ -183,6 +184,45 @@ describe("a session file served through its sidecar index", () => {
     const shape = JSON.parse(whole.loaded.shapeJson()) as { ids: string[] };
     const a = shape.ids[40] as string;
     assert.deepEqual(diffOf(indexed.loaded, a, undefined), diffOf(whole.loaded, a, undefined));
+  });
+
+  it("keeps each entry's look beside the index and reads them from there, checked by the index's stamp", async () => {
+    rmSync(indexPathFor(path), { force: true });
+    rmSync(looksPathFor(path), { force: true });
+    const whole = await open(true);
+    await open(false);
+    const saved = readFileSync(looksPathFor(path));
+    const looksAt = saved.indexOf(0x0a) + 1;
+    const shape = JSON.parse(whole.loaded.shapeJson()) as { looks: string };
+    // A byte per entry of the index: the shown nodes and the hidden leaf markers.
+    assert.ok(saved.length - looksAt > shape.looks.length);
+    // A look changed in the kept file is what the next open shows: the lines were not read again.
+    const tampered = Buffer.from(saved);
+    tampered[looksAt] = (tampered[looksAt] as number) === 0 ? 1 : 0;
+    writeFileSync(looksPathFor(path), tampered);
+    const fromCache = JSON.parse((await open(false)).loaded.shapeJson()) as { looks: string };
+    assert.notEqual(fromCache.looks[0], shape.looks[0], "the kept looks were used");
+    // Torn (a byte short): not used, made again from the lines.
+    writeFileSync(looksPathFor(path), saved.subarray(0, saved.length - 1));
+    await assertSameAnswers((await open(false)).loaded, whole.loaded);
+    assert.deepEqual(readFileSync(looksPathFor(path)), saved, "written again");
+    // The file grew: the kept looks serve the entries the older index covered, the new are read.
+    const sm = SessionManager.open(path, undefined, undefined, { root });
+    sm.appendMessage({
+      role: "toolResult",
+      toolCallId: "x",
+      toolName: "read",
+      content: [],
+      isError: true,
+      timestamp: 1,
+    } as never);
+    sm.appendMessage({ role: "user", content: "one more", timestamp: 2 });
+    sm.close();
+    const grown = await open(false);
+    assert.ok(attachedView(grown.session), "served through the caught-up index");
+    await assertSameAnswers(grown.loaded, (await open(true)).loaded);
+    const after = JSON.parse(grown.loaded.shapeJson()) as { looks: string };
+    assert.equal(after.looks.slice(-2), "da", "the appended tool error (d) and prompt (a)");
   });
 
   it("reads a damaged file whole, as before", async () => {

@@ -76,7 +76,8 @@ describe("a 100,000-entry session in the viewer", () => {
   });
 
   it("draws each row's text, asked for a page at a time as rows come into view", async () => {
-    assert.ok(requests.includes("/api/texts"), "a large shape leaves the texts out");
+    // The shape leaves the texts out but for the rows around the leaf, sent with it (startTexts):
+    // rows away from the leaf ask for theirs.
     for (const id of [leafId, "e0000014"]) {
       await hook(page, "center", id);
       const expected = entryLine(tree.getEntry(id) as SessionEntry).text;
@@ -89,7 +90,7 @@ describe("a 100,000-entry session in the viewer", () => {
       );
     }
     const texts = requests.filter((path) => path === "/api/texts").length;
-    assert.ok(texts < 10, `${texts} text pages for two screens`);
+    assert.ok(texts > 0 && texts < 10, `${texts} text pages for a screen away from the leaf`);
   });
 
   it("selects an entry far from the leaf: its entry and the context there, as core projects it", async () => {

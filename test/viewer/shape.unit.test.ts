@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { entryLine } from "../../src/viewer/browser/entry-line.js";
 import { INLINE_TEXTS, LoadedSession, TEXT_PAGE } from "../../src/viewer/loaded-session.js";
-import { lookAt } from "../../src/viewer/session-shape.js";
+import { lookAt, type SessionShape } from "../../src/viewer/session-shape.js";
+import { type ShapeWire, shapeFromWire, wireShapeJson } from "../../src/viewer/shape-wire.js";
 import { bigSessionEntries } from "./support/sessions.js";
 
 /** A session as a source hands it to the viewer's server. */
@@ -49,5 +50,59 @@ describe("a session's shape", () => {
       from: big.entries.length,
       texts: [],
     });
+  });
+});
+
+describe("a shape on the wire (/api/shape)", () => {
+  const shape = (ids: string[], parents: number[]): SessionShape => ({
+    key: "k",
+    source: "test",
+    header: { type: "session", version: 3, id: "h", timestamp: "t", cwd: "/" },
+    name: undefined,
+    issues: [],
+    leaf: ids.length - 1,
+    ids,
+    parents,
+    looks: "a".repeat(ids.length),
+    texts: null,
+    firstPrompt: "",
+    labels: { [ids[0] as string]: "x" },
+  });
+
+  it("sends ids of one width as one text and parents as the jumps of the chain, and decodes them", () => {
+    const s = shape(["aaaa0001", "aaaa0002", "aaaa0003", "aaaa0004", "aaaa0005"], [-1, 0, 1, 1, -1]);
+    const wire = JSON.parse(wireShapeJson(s)) as ShapeWire;
+    assert.equal(wire.idText, s.ids.join(""));
+    assert.equal(wire.idWidth, 8);
+    assert.equal(wire.idEnds, null);
+    assert.deepEqual(wire.parentJumps, [3, 1, 4, -1], "only the nodes whose parent is not the one before");
+    assert.deepEqual(shapeFromWire(wire), JSON.parse(JSON.stringify(s)));
+  });
+
+  it("cuts ids of different lengths where each ends", () => {
+    const s = shape(["r", "a-much-longer-id", "Ünïcode ✓", "7"], [-1, 0, 0, 2]);
+    const wire = JSON.parse(wireShapeJson(s)) as ShapeWire;
+    assert.equal(wire.idWidth, 0);
+    assert.deepEqual(wire.idEnds, [1, 17, 26, 27]);
+    assert.deepEqual(shapeFromWire(wire), JSON.parse(JSON.stringify(s)));
+    const empty = shape([], []);
+    assert.deepEqual(
+      shapeFromWire(JSON.parse(wireShapeJson(empty)) as ShapeWire),
+      JSON.parse(JSON.stringify(empty)),
+    );
+  });
+
+  it("is what the opening answer holds, with the leaf's entry and context", () => {
+    const { session, big } = loaded(INLINE_TEXTS + 1000);
+    const opening = shapeFromWire(JSON.parse(session.openingJson(5)) as ShapeWire);
+    const { start, startTexts, ...decoded } = opening;
+    assert.deepEqual(decoded, JSON.parse(session.shapeJson()));
+    assert.equal(start?.entryId, big.leafId);
+    assert.equal(start?.messages.length, 5);
+    // The row texts of the 256 nodes around the leaf, most of them before it: the rows first drawn.
+    const leaf = decoded.ids.indexOf(big.leafId);
+    assert.deepEqual(startTexts, session.textsOf(leaf - 192, leaf + 64));
+    assert.equal(decoded.texts, null, "a large shape leaves the texts out");
+    assert.ok((startTexts?.texts.length ?? 0) > 192);
   });
 });

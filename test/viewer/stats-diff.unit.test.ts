@@ -12,6 +12,7 @@ import { sessionDirFor, sessionFileName } from "../../src/file/paths.js";
 import { encodeSession } from "../../src/format/jsonl/encode.js";
 import { createViewerApp } from "../../src/viewer/app.js";
 import { createLocalSource } from "../../src/viewer/local-source.js";
+import { type ShapeWire, shapeFromWire } from "../../src/viewer/shape-wire.js";
 import type { ViewerSessionSummary } from "../../src/viewer/source.js";
 import { entryMaker } from "../support/messages.js";
 import { makeViewerRoots, type ViewerRoots } from "./support/sessions.js";
@@ -104,8 +105,8 @@ describe("the viewer's /api/stats and /api/diff, against the CLI's --json", () =
 
   test("a pi fixture: a diff between an entry and the leaf, as sessiontree diff --json", async () => {
     const session = keyOf("large-session.jsonl");
-    const shape = (await get(`/api/shape?key=${encodeURIComponent(session.key)}`)).body;
-    const ids = shape.ids as string[];
+    const wire = (await get(`/api/shape?key=${encodeURIComponent(session.key)}`)).body;
+    const { ids } = shapeFromWire(wire as unknown as ShapeWire);
     const at = ids[400] as string;
     const { status, body } = await get(`/api/diff?${new URLSearchParams({ key: session.key, a: at })}`);
     assert.equal(status, 200);

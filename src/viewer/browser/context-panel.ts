@@ -9,7 +9,7 @@ export const EARLIER_PAGE = 1000;
 /** Asks for a page of the context at the entry shown (the server, or the export's own tree). */
 export type PageLoader = (page: MessagePage) => Promise<SelectionAnswer>;
 
-/** Messages drawn before the panel is shown: more than fill it; the rest follow a chunk a task. */
+/** Messages drawn before the panel is shown: more than fill it; the rest follow a chunk a frame. */
 const FIRST_CHUNK = 24;
 const CHUNK = 60;
 
@@ -40,9 +40,17 @@ export async function renderContext(
   const count = ctx.messages.length;
   fillMessages(list, ctx, 0, Math.min(count, FIRST_CHUNK), onJump, null);
   for (let from = FIRST_CHUNK; from < count && current(); from += CHUNK) {
-    await new Promise((next) => setTimeout(next, 0));
+    await nextFrame();
     if (current()) fillMessages(list, ctx, from, Math.min(count, from + CHUNK), onJump, null);
   }
+}
+
+/**
+ * Resolves in a task after the next frame: the tree's canvas (its first frame, the rows whose
+ * texts just arrived) is drawn between two chunks of messages, never behind all of them.
+ */
+function nextFrame(): Promise<void> {
+  return new Promise((next) => requestAnimationFrame(() => setTimeout(next, 0)));
 }
 
 /** "show the N earlier messages": each click prepends the page before the first one shown. */

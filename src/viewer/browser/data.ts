@@ -5,8 +5,10 @@
  */
 import type { MessagePage, SelectionAnswer } from "../context-at.js";
 import type { BranchDiffAnswer, SessionStatsAnswer } from "../session-insights.js";
+import { type PrefetchedAnswer, SHAPE_PREFETCH_GLOBAL, type ShapePrefetch } from "../shape-prefetch.js";
+import { type ShapeWire, shapeFromWire } from "../shape-wire.js";
 import type { ViewerOrigin, ViewerSearchHit, ViewerSessionSummary } from "../source.js";
-import { api } from "./dom.js";
+import { answerBody, api } from "./dom.js";
 import type { TextFetcher } from "./text-pages.js";
 import type { Opening } from "./viewer.js";
 
@@ -53,7 +55,13 @@ export function localData(): ViewerData {
   return {
     origins: async () => (await api<{ origins: ViewerOrigin[] }>("api/origins")).origins,
     sessions: async () => (await api<{ sessions: ViewerSessionSummary[] }>("api/sessions")).sessions,
-    shape: (key) => api<Opening>(`api/shape?key=${encodeURIComponent(key)}`),
+    shape: async (key) => {
+      const early = prefetchedShape(key);
+      const wire = early
+        ? answerBody<ShapeWire>(await early)
+        : await api<ShapeWire>(`api/shape?key=${encodeURIComponent(key)}`);
+      return shapeFromWire(wire);
+    },
     answer: (key, at, page) => {
       const query = new URLSearchParams({ key, at });
       if (page.tail !== undefined) query.set("tail", String(page.tail));
@@ -76,4 +84,15 @@ export function localData(): ViewerData {
       "Point the viewer elsewhere with: sessiontree view --root DIR --pi DIR",
     ],
   };
+}
+
+/**
+ * The shape the page's head script asked for before this script ran (shape-prefetch.ts), when it
+ * is `key`'s; taken once, so a later open or reload asks again.
+ */
+function prefetchedShape(key: string): Promise<PrefetchedAnswer> | null {
+  const slot = window as unknown as Record<string, ShapePrefetch | undefined>;
+  const early = slot[SHAPE_PREFETCH_GLOBAL];
+  delete slot[SHAPE_PREFETCH_GLOBAL];
+  return early?.key === key ? early.answer : null;
 }

@@ -25,7 +25,12 @@ export function clear(node: Node): void {
 /** GET one of the viewer's JSON routes; an error answer becomes an Error with the server's message. */
 export async function api<T>(path: string): Promise<T> {
   const res = await fetch(path);
-  const body = (await res.json()) as T & { error?: { message?: string } };
-  if (!res.ok) throw new Error(body.error?.message || res.statusText);
+  return answerBody<T>({ ok: res.ok, statusText: res.statusText, body: await res.json() });
+}
+
+/** The body of one of the viewer's JSON answers; an error answer becomes an Error with its message. */
+export function answerBody<T>(answer: { ok: boolean; statusText: string; body: unknown }): T {
+  const body = answer.body as T & { error?: { message?: string } };
+  if (!answer.ok) throw new Error(body.error?.message || answer.statusText);
   return body;
 }

@@ -8,7 +8,7 @@
  * Long linear runs (no fork, no label, not the leaf, no user message, compaction or summary) fold
  * into one expandable row. O(n) per layout, an explicit stack, no recursion.
  */
-import { childCount, firstChild, labelOf, type Model, nodeLook } from "./model.js";
+import { firstChild, type Model, nodeLook } from "./model.js";
 
 /** What the user chose to see: folded subtrees, unfolded runs, whether runs fold at all. */
 export interface LayoutState {
@@ -91,7 +91,7 @@ class RowBuilder {
     rows.col[r] = col;
     rows.parent[r] = parentRow;
     rows.lastChild[r] = -1;
-    rows.hidden[r] = state.collapsed.has(v) && run === 0 ? (model.subtreeSize[v] as number) - 1 : 0;
+    rows.hidden[r] = run === 0 && isCollapsed(state, v) ? (model.subtreeSize[v] as number) - 1 : 0;
     if (parentRow >= 0) rows.lastChild[parentRow] = r;
     if (col > this.maxCol) this.maxCol = col;
     return r;
@@ -112,7 +112,7 @@ export function layoutTree(model: Model, state: LayoutState): Layout {
     if (foldable && !open && foldRun(b, v, parentRow, col, nodeRow)) continue;
     const row = b.emit(v, 0, parentRow, col);
     nodeRow[v] = row;
-    if (!state.collapsed.has(v)) pushChildren(b, v, row, col, foldable);
+    if (!isCollapsed(state, v)) pushChildren(b, v, row, col, foldable);
   }
   return { rows: b.rows, count: b.count, nodeRow, maxCol: b.maxCol };
 }
@@ -144,16 +144,14 @@ function pushChildren(b: RowBuilder, v: number, row: number, col: number, inRun:
 
 const onlyChild = firstChild;
 
-/** Whether a node may disappear into a folded run. */
+/** Whether a node may disappear into a folded run (model.ts's `foldable`, unless the user folded it). */
 function isFoldable(model: Model, state: LayoutState, v: number): boolean {
-  if (v < 0) return false;
-  const p = model.parent[v] as number;
-  if (p < 0 || childCount(model, p) !== 1 || childCount(model, v) !== 1) return false;
-  if (v === model.leaf || state.collapsed.has(v) || labelOf(model, v) !== undefined) return false;
-  const look = nodeLook(model, v);
-  if (look === "user" || look === "compaction" || look === "branchSummary") return false;
-  // The last entry before the next prompt is the turn's answer: keep it in sight.
-  return nodeLook(model, onlyChild(model, v)) !== "user";
+  return v >= 0 && model.foldable[v] === 1 && !isCollapsed(state, v);
+}
+
+/** Whether the user folded v's subtree (most layouts have no fold: no lookup then). */
+function isCollapsed(state: LayoutState, v: number): boolean {
+  return state.collapsed.size > 0 && state.collapsed.has(v);
 }
 
 /** What a folded run holds, for its row text: "⋯ 12 entries: 5 assistant, 5 tool, 2 meta". */

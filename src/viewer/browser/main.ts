@@ -21,6 +21,8 @@ import { forgetCredential, showSignIn, signOut, storedCredential } from "./sign-
 import { installTestHooks } from "./test-hooks.js";
 import { type Answerer, Viewer } from "./viewer.js";
 
+/** When this script started, since the page's time origin (the bench's breakdown of a first paint). */
+const scriptAt = performance.now();
 const boot = JSON.parse(byId("boot").textContent ?? "") as ViewerBoot;
 if (boot.mode === "export") {
   const loaded = LoadedSession.of(boot.session);
@@ -57,6 +59,7 @@ function startLive(data: ViewerData): void {
     (key, at, page) => data.answer(key, at, page),
     (key) => data.texts(key),
   );
+  viewer.timings.scriptAt = scriptAt;
   installControls(viewer);
   const list = new SessionList(viewer, data);
   installFind(data, viewer);

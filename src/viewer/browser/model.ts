@@ -1,7 +1,7 @@
 import type { SessionEntry } from "../../core/entry.js";
 import { SessionTree } from "../../core/tree.js";
 import { lookAt, type SessionShape, shapeOf } from "../session-shape.js";
-import type { Look } from "./entry-line.js";
+import { LOOKS, type Look } from "./entry-line.js";
 
 /** A whole session (the export's inlined one, a test's): what `buildModel` indexes in the page. */
 export interface ModelInput {
@@ -34,6 +34,11 @@ export interface Model {
   mainChild: Int32Array;
   /** Entries in each subtree, itself included. */
   subtreeSize: Int32Array;
+  /**
+   * 1 for a node that may disappear into a folded run unless the user folded it (layout.ts): what
+   * decides it is fixed for a shape, so a layout (every fold, at a million entries) only reads it.
+   */
+  foldable: Uint8Array;
   looks: string;
   /** Row texts; a large session's arrive a page at a time as rows are drawn (text-pages.ts). */
   texts: (string | undefined)[];
@@ -48,9 +53,13 @@ export interface Model {
 /** Indexes a shape for drawing: O(n), no recursion. */
 export function modelOfShape(shape: SessionShape): Model {
   const n = shape.ids.length;
-  const parent = Int32Array.from(shape.parents);
+  // A plain loop: `Int32Array.from` walks an array through its iterator, slow in code run once.
+  const parent = new Int32Array(n);
+  for (let v = 0; v < n; v++) parent[v] = shape.parents[v] as number;
   const { childStart, childList, roots } = linkChildren(parent, n);
   const onPath = markPath(parent, shape.leaf, n);
+  const looks = lookCodes(shape.looks);
+  const labeled = labeledNodes(shape.ids, shape.labels);
   return {
     n,
     ids: shape.ids,
@@ -63,6 +72,7 @@ export function modelOfShape(shape: SessionShape): Model {
     labels: shape.labels,
     mainChild: mainChildren(childStart, childList, onPath, n),
     subtreeSize: subtreeSizes(parent, childStart, childList, roots, n),
+    foldable: foldableNodes({ parent, childStart, childList, leaf: shape.leaf, looks, labeled }),
     looks: shape.looks,
     texts: shape.texts ?? new Array(n),
     wantText: null,
@@ -123,6 +133,53 @@ export function indexOfId(model: Model, id: string): number | undefined {
     model.byId = byId;
   }
   return model.byId.get(id);
+}
+
+/** Each node's look as its position in LOOKS (the shape's characters less "a"). */
+function lookCodes(looks: string): Uint8Array {
+  const codes = new Uint8Array(looks.length);
+  for (let v = 0; v < looks.length; v++) codes[v] = looks.charCodeAt(v) - 97;
+  return codes;
+}
+
+/** 1 for the nodes that carry a label (most sessions have none: no id is looked up then). */
+function labeledNodes(ids: readonly string[], labels: Record<string, string>): Uint8Array | null {
+  if (Object.keys(labels).length === 0) return null;
+  const labeled = new Uint8Array(ids.length);
+  for (let v = 0; v < ids.length; v++) if (labels[ids[v] as string] !== undefined) labeled[v] = 1;
+  return labeled;
+}
+
+/** Looks that always keep their own row: a run never swallows a prompt, a compaction or a summary. */
+const KEEPS_ROW = new Set<number>(
+  ["user", "compaction", "branchSummary"].map((l) => LOOKS.indexOf(l as Look)),
+);
+const USER_LOOK = LOOKS.indexOf("user");
+
+/**
+ * Whether each node may be folded into a run (not counting the user's folds): a single child of a
+ * single-child parent, with one child itself, not the leaf, unlabeled, not a prompt, compaction or
+ * summary, and not the turn's answer (the last entry before the next prompt stays in sight).
+ */
+function foldableNodes(m: {
+  parent: Int32Array;
+  childStart: Int32Array;
+  childList: Int32Array;
+  leaf: number;
+  looks: Uint8Array;
+  labeled: Uint8Array | null;
+}): Uint8Array {
+  const n = m.parent.length;
+  const single = (v: number) => (m.childStart[v + 1] as number) - (m.childStart[v] as number) === 1;
+  const foldable = new Uint8Array(n);
+  for (let v = 0; v < n; v++) {
+    const p = m.parent[v] as number;
+    if (p < 0 || !single(p) || !single(v) || v === m.leaf || m.labeled?.[v] === 1) continue;
+    if (KEEPS_ROW.has(m.looks[v] as number)) continue;
+    const child = m.childList[m.childStart[v] as number] as number;
+    foldable[v] = m.looks[child] === USER_LOOK ? 0 : 1;
+  }
+  return foldable;
 }
 
 /** Children lists as one array in node order (so each list is oldest first), and the roots. */

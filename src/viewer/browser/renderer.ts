@@ -7,7 +7,7 @@ import type { Model } from "./model.js";
 import { paintRows, rowAtWorld } from "./painter.js";
 import { installPointer } from "./pointer.js";
 import { LEGEND_H, PAD, ROW_H, rowX, rowY } from "./row-style.js";
-import { hasScene, type View, zoomAt } from "./view.js";
+import { type Frame, hasScene, type Scene, type View, zoomAt } from "./view.js";
 
 export interface Renderer {
   readonly view: View;
@@ -31,6 +31,7 @@ export function createRenderer(
   canvas: HTMLCanvasElement,
   onClick: (row: number) => void,
   onDoubleClick: (row: number) => void,
+  onFrame: (frame: Frame) => void = () => {},
 ): Renderer {
   const view: View = { model: null, layout: null, selected: -1, scale: 1, ox: 0, oy: 0, frame: null };
   const ctx = canvas.getContext("2d") as CanvasRenderingContext2D;
@@ -41,6 +42,7 @@ export function createRenderer(
     requestAnimationFrame(() => {
       pending = false;
       draw(canvas, ctx, view);
+      if (view.frame) onFrame(view.frame);
     });
   };
   const rowAt = (clientX: number, clientY: number): number => {
@@ -128,5 +130,21 @@ function draw(canvas: HTMLCanvasElement, ctx: CanvasRenderingContext2D, view: Vi
   const to = Math.min(view.layout.count - 1, Math.ceil((bottom - PAD) / ROW_H) + 1);
   paintRows(ctx, view, from, to, s.w);
   const at = performance.now();
-  view.frame = { from, to, drawn: Math.max(0, to - from + 1), ms: at - t0, at };
+  view.frame = {
+    from,
+    to,
+    drawn: Math.max(0, to - from + 1),
+    ms: at - t0,
+    at,
+    pending: pendingTexts(view, from, to),
+  };
+}
+
+/** Rows `from`..`to` drawn without their text (a large session's texts arrive a page at a time). */
+function pendingTexts(view: Scene, from: number, to: number): number {
+  const { rows } = view.layout;
+  let pending = 0;
+  for (let r = from; r <= to && r < view.layout.count; r++)
+    if (rows.run[r] === 0 && view.model.texts[rows.node[r] as number] === undefined) pending++;
+  return pending;
 }

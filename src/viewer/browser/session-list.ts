@@ -89,6 +89,9 @@ export class SessionList {
 
   private async load(): Promise<void> {
     const [origins, sessions] = await Promise.all([this.data.origins(), this.data.sessions()]);
+    // Drawn after the session being opened: the tree and its context come first (formatting the
+    // first date loads the locale's data, tens of milliseconds on the way to the first paint).
+    await this.opening?.done.catch(() => {});
     this.origins = origins;
     this.sessions = sessions;
     this.render();

@@ -9,6 +9,8 @@ export interface Frame {
   ms: number;
   /** When it was drawn, since the page's time origin. */
   at: number;
+  /** Rows drawn with their text still on its way ("…"). */
+  pending: number;
 }
 
 /** The canvas's state: what it shows and where (world → screen: scale, then offset in CSS pixels). */

@@ -17,7 +17,11 @@ import { loadTextsOnDemand, type TextFetcher } from "./text-pages.js";
 export type Answerer = (key: string, entryId: string, page: MessagePage) => Promise<SelectionAnswer>;
 
 /** A session's shape, with the answer for the node it opens at when the server sent it along. */
-export type Opening = SessionShape & { start?: SelectionAnswer | null };
+export type Opening = SessionShape & {
+  start?: SelectionAnswer | null;
+  /** Row texts of the nodes first drawn, when the shape left the texts out. */
+  startTexts?: { from: number; texts: string[] } | null;
+};
 
 /** The session on screen: its index, what the user folded, and the rows that gives. */
 export interface Shown {
@@ -54,22 +58,45 @@ export class Viewer {
       byId<HTMLCanvasElement>("tree"),
       (row) => this.onRowClick(row),
       (row) => this.onRowDoubleClick(row),
+      (frame) => {
+        if (frame.pending > 0 || !this.shown) return;
+        this.timings.treeShownAt ??= frame.at;
+        this.markPainted();
+      },
     );
   }
 
-  openSession(shape: SessionShape): void {
+  /**
+   * The first useful paint of the session opened (the bench's figure): the tree drawn with the
+   * texts of the rows in view, and the leaf's context shown, whichever came last.
+   */
+  private markPainted(): void {
+    const { treeShownAt, contextShownAt } = this.timings;
+    if (treeShownAt === undefined || contextShownAt === undefined) return;
+    this.timings.firstPaintAt ??= Math.max(treeShownAt, contextShownAt);
+  }
+
+  openSession(opening: Opening): void {
     const t0 = performance.now();
-    // The panel's first answer is asked for now, while the tree is indexed and laid out.
+    const { start: sent, startTexts, ...shape } = opening;
     const start = shape.leaf >= 0 ? shape.leaf : shape.ids.length - 1;
     const startId = shape.ids[start];
-    this.early =
-      startId === undefined
-        ? null
-        : { v: start, answer: this.answer(shape.key, startId, { tail: CONTEXT_SHOWN }) };
+    // The panel's first answer: the one the server sent with the shape (the local viewer's), else
+    // asked for now, while the tree is indexed and laid out.
+    const answer =
+      sent && sent.entryId === startId
+        ? Promise.resolve(sent)
+        : startId === undefined
+          ? null
+          : this.answer(shape.key, startId, { tail: CONTEXT_SHOWN });
+    this.early = answer === null ? null : { v: start, answer };
     this.early?.answer.catch(() => {});
     const model = modelOfShape(shape);
-    if (shape.texts === null && this.fetchTexts)
-      loadTextsOnDemand(model, this.fetchTexts(shape.key), () => this.renderer.redraw());
+    if (shape.texts === null && this.fetchTexts) {
+      loadTextsOnDemand(model, this.fetchTexts(shape.key), () => this.renderer.redraw(), startTexts);
+      // The rows first drawn are the leaf's: their texts are asked for now, not after the layout.
+      if (start >= 0) model.wantText?.(start);
+    }
     const state = {
       collapsed: new Set<number>(),
       expandedRuns: new Set<number>(),
@@ -77,6 +104,8 @@ export class Viewer {
     };
     this.timings.modelMs = performance.now() - t0;
     delete this.timings.firstPaintAt;
+    delete this.timings.treeShownAt;
+    delete this.timings.contextShownAt;
     this.selected = -1;
     this.renderer.resetView();
     this.shown = { shape, model, state, layout: this.layOut(model, state) };
@@ -240,7 +269,7 @@ export class Viewer {
         box.setAttribute("data-entry-id", answer.entryId);
         // Since the page's time origin: the bench reads them against its inputs' timestamps.
         this.timings.contextShownAt = performance.now();
-        this.timings.firstPaintAt ??= this.timings.contextShownAt;
+        this.markPainted();
         // Busy until every message of the page is there (the tests wait for that).
         rest.then(() => {
           if (current()) box.setAttribute("aria-busy", "false");
