@@ -5,7 +5,7 @@
  *
  *   npm run build && npx tsx bench/cli-commands.ts [--rounds 15]
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -81,7 +81,9 @@ export function measureCliCommands(work: string, rounds: number, listCount = 2_0
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const { values } = parseArgs({ options: { rounds: { type: "string", default: "15" } } });
+  const { values } = parseArgs({
+    options: { rounds: { type: "string", default: "15" }, "goals-json": { type: "string" } },
+  });
   if (!builtCliPresent()) {
     process.stderr.write(
       "no dist/cli-bundle/: run `npm run build` first (the figures are the built command's)\n",
@@ -90,7 +92,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   }
   const work = mkdtempSync(join(tmpdir(), "sessiontree-cli-commands-"));
   try {
-    process.stdout.write(`${goalLines(measureCliCommands(work, Number(values.rounds))).join("\n")}\n`);
+    const goals = measureCliCommands(work, Number(values.rounds));
+    process.stdout.write(`${goalLines(goals).join("\n")}\n`);
+    // As a child of `npm run bench` (child-goals.ts): a parent holding gigabytes of heap would make
+    // every spawn of the command slower (the fork copies its page tables), which is not the CLI's time.
+    if (values["goals-json"]) writeFileSync(values["goals-json"], JSON.stringify(goals));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -2,9 +2,9 @@
  * `npm run bench`: generates realistic sessions and measures sessiontree against pi 0.73.1's
  * SessionManager in the same run, on the same files; prints a table and writes docs/benchmarks.md.
  * `--quick` is a smoke run (smaller sizes, fewer runs). `--keep` leaves the generated files.
- * Beside pi: an agent's turn on each store, the built CLI (`--build` rebuilds it first; built when
- * missing), and as child processes the viewer in Chromium and the service under load
- * (`--skip-children` leaves those two out), then search and stats at 1M entries (`--skip-search`).
+ * Beside pi: an agent's turn on each store, and as child processes the built CLI (`--build`
+ * rebuilds it first; built when missing), the viewer in Chromium and the service under load
+ * (`--skip-children` leaves those three out), then search and stats at 1M entries (`--skip-search`).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ import {
   measurePlainAppends,
 } from "./append.js";
 import { type ChildBench, childGoals } from "./child-goals.js";
-import { builtCliPresent, measureCliCommands } from "./cli-commands.js";
+import { builtCliPresent } from "./cli-commands.js";
 import { measureColdWholeReads } from "./cold.js";
 import { type GeneratedSession, generateSession } from "./generate.js";
 import { type Goal, goalLines, goalTable } from "./goals.js";
@@ -71,8 +71,16 @@ let scaleRows: ScaleRow[] = [];
 const extraTargets: string[] = [];
 const goals: Goal[] = [];
 let turnRows: TurnRow[] = [];
-/** The viewer in Chromium and the service under load, each a bench of its own (issue 14.2, 14.5). */
+/**
+ * The built CLI, the viewer in Chromium and the service under load, each a bench of its own
+ * (issue 14.4, 14.2, 14.5), in a fresh process: this one holds gigabytes by then.
+ */
 const CHILD_BENCHES: ChildBench[] = [
+  {
+    group: "CLI (built, wall time with start-up)",
+    script: "bench/cli-commands.ts",
+    args: ["--rounds", quick ? "3" : "15"],
+  },
   {
     group: "viewer (Chromium)",
     script: "bench/viewer.ts",
@@ -201,7 +209,7 @@ try {
   notes.push(
     `CPU ceiling of appends (build entries with ids and timestamps, encode them as lines; in memory, no I/O): ${Math.round(ceiling).toLocaleString("en-US")} entries/s.`,
   );
-  rows.push(...measurePlainAppends(appendSource, quick ? 500 : 2_000, quick ? 3 : 7));
+  rows.push(...measurePlainAppends(appendSource, quick ? 500 : 2_000, quick ? 3 : 15));
   rows.push(measureMemoryAppends(quick ? 20_000 : 200_000, quick ? 3 : 5));
   rows.push(
     ...(await measureDurableAppends(
@@ -232,11 +240,9 @@ try {
   goals.push(...turnGoals(turnRows));
   log("store turns done");
   ensureBuilt();
-  goals.push(...measureCliCommands(join(root, "cli"), quick ? 3 : 15, config.listCount));
-  log("CLI done");
   if (!process.argv.includes("--skip-children")) {
     for (const bench of CHILD_BENCHES) goals.push(...childGoals(bench, root, log));
-    log("viewer and service done");
+    log("CLI, viewer and service done");
   }
   // Search and stats over 2,000 sessions / 1M entries (issue 18); long: `--skip-search` leaves it out.
   const search: SearchSuiteResult | null = process.argv.includes("--skip-search")
