@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { SignJWT } from "jose";
+import { createApiKey } from "../../src/server/auth/key-admin.js";
 import { BACKENDS, startTestServer, type TestServer } from "./helpers.js";
 
 const SECRET = "a-test-secret-of-reasonable-length-0123456789";
@@ -60,6 +61,23 @@ for (const backend of BACKENDS) {
       assert.equal((await t.call("DELETE", `/v1/keys/${other.id}`, { key: first })).status, 204);
       assert.equal((await t.call("POST", "/v1/keys", { key: first, body: {} })).status, 201);
     });
+
+    // On SQLite the count and the insert are one statement, and statements run one at a time. On
+    // PostgreSQL statements that start together see the same count (read committed): not covered.
+    if (backend === "sqlite")
+      it("the cap holds against concurrent key requests: counted and inserted in one statement", async () => {
+        const db = t.server.services.db;
+        const limits = { maxPerUser: 3 };
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 10 }, () => createApiKey(db, "rushed", "k", new Date(), limits)),
+        );
+        const made = outcomes.filter((outcome) => outcome.status === "fulfilled").length;
+        assert.equal(made, 3, "every request counted before any inserted");
+        for (const outcome of outcomes)
+          if (outcome.status === "rejected")
+            assert.equal((outcome.reason as { code?: string }).code, "too_many_keys");
+        assert.equal((await db.listKeys("rushed")).length, 3);
+      });
 
     it("records when a key was last used", async () => {
       const key = await t.key("user-of-keys");

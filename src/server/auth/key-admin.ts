@@ -25,9 +25,6 @@ export async function createApiKey(
     throw new HttpError(403, "credential_expiring", "The credential expires now: no key can outlive it");
   }
   const cap = limits.maxPerUser ?? DEFAULT_KEY_POLICY.maxPerUser;
-  if ((await db.countLiveKeys(userId, now.toISOString())) >= cap) {
-    throw new HttpError(409, "too_many_keys", `A user may hold at most ${cap} live keys: revoke one first`);
-  }
   const { id, key, hash } = generateApiKey();
   const row: ApiKeyRow = {
     id,
@@ -39,6 +36,8 @@ export async function createApiKey(
     expiresAt,
     lastUsedAt: null,
   };
-  await db.insertKey(row);
+  if (!(await db.insertKeyUnderCap(row, cap, now.toISOString()))) {
+    throw new HttpError(409, "too_many_keys", `A user may hold at most ${cap} live keys: revoke one first`);
+  }
   return { key, row };
 }

@@ -25,8 +25,11 @@ export interface ServiceDb {
   listKeys(userId: string): Promise<ApiKeyRow[]>;
   /** True when a live key of this user was revoked now. */
   revokeKey(userId: string, id: string, at: string): Promise<boolean>;
-  /** Keys of the user neither revoked nor expired at `now` (the per-user cap counts these). */
-  countLiveKeys(userId: string, now: string): Promise<number>;
+  /**
+   * Inserts the key if its user holds fewer than `cap` keys neither revoked nor expired at `now`,
+   * counted and inserted in one statement; false when the cap is reached.
+   */
+  insertKeyUnderCap(row: ApiKeyRow, cap: number, now: string): Promise<boolean>;
   /** Records a use at `at`, unless one was recorded after `since` (one write a minute, not per request). */
   touchKey(id: string, at: string, since: string): Promise<void>;
 

@@ -46,8 +46,15 @@ const SQL = {
     LEFT JOIN disabled_users d ON d.user_id = k.user_id WHERE k.id IN (SELECT value FROM json_each($1))`,
   listKeys: "SELECT * FROM api_keys WHERE user_id = $1 ORDER BY created_at, id",
   revokeKey: "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
-  countLiveKeys: `SELECT COUNT(*) AS n FROM api_keys
-    WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+  /**
+   * A key, if its user holds fewer than the cap of live keys: the count and the insert are one
+   * statement, so concurrent requests cannot all count before any inserts (on SQLite; PostgreSQL
+   * statements that start together still see the same count, as before).
+   */
+  insertKeyUnderCap: `INSERT INTO api_keys (id, user_id, name, key_hash, created_at, revoked_at, expires_at, last_used_at)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8
+    WHERE (SELECT COUNT(*) FROM api_keys
+      WHERE user_id = $9 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $10)) < $11`,
   touchKey:
     "UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)",
   disableUser: `INSERT INTO disabled_users (user_id, disabled_at, reason) VALUES ($1, $2, $3)
@@ -132,9 +139,21 @@ export class SqlServiceDb implements ServiceDb {
     return (await this.db.run(SQL.revokeKey, [at, id, userId])) > 0;
   }
 
-  async countLiveKeys(userId: string, now: string): Promise<number> {
-    const [row] = await this.db.all<{ n: number | string }>(SQL.countLiveKeys, [userId, now]);
-    return Number(row?.n ?? 0);
+  async insertKeyUnderCap(row: ApiKeyRow, cap: number, now: string): Promise<boolean> {
+    const inserted = await this.db.run(SQL.insertKeyUnderCap, [
+      row.id,
+      row.userId,
+      row.name,
+      row.keyHash,
+      row.createdAt,
+      row.revokedAt,
+      row.expiresAt,
+      row.lastUsedAt,
+      row.userId,
+      now,
+      cap,
+    ]);
+    return inserted === 1;
   }
 
   async touchKey(id: string, at: string, since: string): Promise<void> {
