@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
@@ -86,9 +87,11 @@ class ScriptLoader {
   /** Writes the code cache of every chunk that ran without one (at exit: it then holds what ran). */
   saveCaches(): void {
     let wrote = false;
-    for (const { script, cachePath, cacheUsed } of this.loaded.values())
-      if (cachePath !== null && !cacheUsed)
-        wrote = writeCacheFile(cachePath, script.createCachedData()) || wrote;
+    for (const [name, { script, cachePath, cacheUsed }] of this.loaded)
+      if (cachePath !== null && !cacheUsed && writeCacheFile(cachePath, sealed(script.createCachedData()))) {
+        wrote = true;
+        removeOlderCaches(cachePath, name);
+      }
     if (wrote && this.cacheDir !== null) removeOtherBuilds(dirname(this.cacheDir));
   }
 
@@ -160,12 +163,30 @@ class ScriptLoader {
   }
 }
 
+/**
+ * A cache file is a header (magic, SHA-256 of the data) and V8's data. V8 checks only its own
+ * header (version, flags, source length) and trusts the rest: a damaged body makes it abort the
+ * process, on every run until the file is gone. So the data is handed to V8 only when its hash
+ * holds; anything else is no cache (compiled, and written again at exit).
+ */
+const MAGIC = Buffer.from("stcc\u0000\u0001\u0000\u0000", "latin1");
+const HEADER_BYTES = MAGIC.length + 32;
+
+function sealed(data: Buffer): Buffer {
+  return Buffer.concat([MAGIC, createHash("sha256").update(data).digest(), data]);
+}
+
 function readCache(path: string): Buffer | undefined {
+  let file: Buffer;
   try {
-    return readFileSync(path);
+    file = readFileSync(path);
   } catch {
     return undefined;
   }
+  if (file.length <= HEADER_BYTES || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const data = file.subarray(HEADER_BYTES);
+  const hash = createHash("sha256").update(data).digest();
+  return hash.equals(file.subarray(MAGIC.length, HEADER_BYTES)) ? data : undefined;
 }
 
 /** Code caches of other builds and node versions (only the latest is ever read again). */
@@ -179,11 +200,29 @@ function removeOtherBuilds(buildDir: string): void {
   }
 }
 
-/** The folder of a command's code cache; the command is only a name for it (anything else: "_"). */
+/** The same chunk's caches of an earlier mtime of its script (named `<chunk>.<size>-<mtime>.cache`). */
+function removeOlderCaches(current: string, chunk: string): void {
+  try {
+    for (const name of readdirSync(dirname(current)))
+      if (name.startsWith(`${chunk}.`) && name !== basename(current))
+        rmSync(join(dirname(current), name), { force: true });
+  } catch {
+    // A cache that cannot be tidied costs disk space, never a failure.
+  }
+}
+
+/**
+ * The folder of a command's code cache: named by the command when the first word is one (it has a
+ * chunk of its own, `<command>-run-*.js`), else "_" (a flag's value, help, a mistyped command).
+ */
 function cacheDirFor(manifest: Manifest, argv: readonly string[]): string | null {
   if (process.env.SESSIONTREE_CODE_CACHE === "off") return null;
   const first = argv.find((arg) => !arg.startsWith("-"));
-  const command = first !== undefined && /^[a-z][a-z-]{0,30}$/.test(first) ? first : "_";
+  const known =
+    first !== undefined &&
+    /^[a-z][a-z-]{0,30}$/.test(first) &&
+    Object.keys(manifest.chunks).some((chunk) => chunk.startsWith(`${first}-run-`));
+  const command = known ? first : "_";
   const build = `${manifest.id}-${process.version}-${process.arch}`;
   return join(cacheRoot(), "cli-code", build, command);
 }

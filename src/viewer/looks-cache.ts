@@ -16,6 +16,10 @@ import { writeAtomic } from "../file/write-atomic.js";
  * everything in the cache: a file that does not load is ignored and written again.
  */
 const SUFFIX = ".looks";
+/**
+ * Part of every saved header: raise it with any change to what a look is (line-look.ts), or saved
+ * looks of the older rule are served until their file changes.
+ */
 const FORMAT = 1;
 
 interface LooksHeader {

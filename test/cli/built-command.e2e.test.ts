@@ -101,6 +101,19 @@ describe("the built command (the bundle bin/sessiontree.js runs after npm run bu
     assert.equal(again.stdout, first.stdout, "a damaged cache changes nothing the command does");
     for (const name of caches)
       assert.notEqual(readFileSync(join(dir, name), "utf8"), "not V8's code cache", `${name} was rewritten`);
+    // Damage inside a cache of the right length: V8 would take it (it checks only its header) and
+    // abort the process on every run; the loader's own hash must keep it from V8.
+    const largest = caches
+      .map((name) => ({ name, bytes: readFileSync(join(dir, name)) }))
+      .sort((a, b) => b.bytes.length - a.bytes.length)[0] as { name: string; bytes: Buffer };
+    const middle = largest.bytes.length >> 1;
+    for (let at = middle; at < middle + 64; at++) largest.bytes[at] = (largest.bytes[at] as number) ^ 0x5a;
+    writeFileSync(join(dir, largest.name), largest.bytes);
+    const damaged = run(["show", file]);
+    assert.equal(damaged.code, 0, damaged.stderr);
+    assert.equal(damaged.stdout, first.stdout);
+    const healed = run(["show", file]);
+    assert.equal(healed.code, 0, `the rewritten cache is sound: ${healed.stderr}`);
   });
 
   it("keeps each heavy command's packages out of the others: serve and view still start their help", () => {
