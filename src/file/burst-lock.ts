@@ -1,4 +1,5 @@
-import { forgetKeptLock, keepLock, unlock } from "./flock.js";
+import { closeSync, constants, fstatSync, openSync } from "node:fs";
+import { forgetKeptLock, keepLock, tryExclusiveLock, unlock } from "./flock.js";
 import { CHECK_HOLDS_MS, type FileCheck, type HeldLock } from "./held-lock.js";
 import { endLoan, endLoanInUse, lend, reclaim, relend } from "./lock-leases.js";
 
@@ -19,7 +20,10 @@ export const BURST_HOLD_MAX_MS = 10;
  * A single append per job, the usual agent turn, locks and unlocks as before.
  */
 export class BurstLock implements HeldLock {
+  /** The writer's descriptor: writes under the kept lock go through it. */
   private fd = -1;
+  /** Another open of the file, holding the lock while it is lent (see `moveLockAside`). */
+  private lockFd = -1;
   private slot = -1;
   private lentAt = 0;
   private checkedAt = Number.NEGATIVE_INFINITY;
@@ -33,7 +37,11 @@ export class BurstLock implements HeldLock {
     this.release();
   };
 
-  constructor(private readonly fileAsLeft: FileCheck) {}
+  constructor(
+    private readonly fileAsLeft: FileCheck,
+    /** The session's path and the inode the writer has open. */
+    private readonly file: () => { path: string; inode: number },
+  ) {}
 
   usable(): number | null {
     if (this.slot < 0) return null;
@@ -63,19 +71,22 @@ export class BurstLock implements HeldLock {
     return this.lockedWrites >= 2;
   }
 
-  /** Keeps the lock just written under on `fd`, or unlocks it when it cannot be lent. */
+  /** Keeps the lock just written under on `fd`, or lets it go when it cannot be lent. */
   keep(fd: number): void {
-    const slot = lend(fd);
+    const lockFd = this.moveLockAside(fd);
+    if (lockFd < 0) return;
+    const slot = lend(lockFd);
     if (slot < 0) {
-      unlock(fd);
+      closeSync(lockFd);
       return;
     }
     this.fd = fd;
+    this.lockFd = lockFd;
     this.slot = slot;
     this.lentAt = this.checkedAt = performance.now();
     this.releaseWhenUsed = false;
     // Another lock wait in this process gives it up first; our next write locks and catches up.
-    keepLock(fd, () => this.release());
+    keepLock(lockFd, () => this.release());
   }
 
   release(): void {
@@ -83,8 +94,30 @@ export class BurstLock implements HeldLock {
     // Unlocking now would let the write in progress go out without the lock.
     this.releaseWhenUsed = this.inUse;
     if (this.inUse) return;
-    if (endLoan(this.slot)) unlock(this.fd);
+    if (endLoan(this.slot)) closeSync(this.lockFd);
     this.forget();
+  }
+
+  /**
+   * The lock on `fd` moved to a descriptor of its own, another open of the file, which the watcher
+   * gives back by closing it: unlocking takes fs-ext, and loading that add-on again in a worker
+   * thread resets static handles of the main thread's V8 (heap corruption, seen as a malloc abort).
+   * `fd` is unlocked afterwards either way; -1 when the lock could not be moved without a gap
+   * another writer used (its lines are then read by the next write, which locks again).
+   */
+  private moveLockAside(fd: number): number {
+    const { path, inode } = this.file();
+    let lockFd: number;
+    try {
+      lockFd = openSync(path, constants.O_RDONLY);
+    } catch {
+      unlock(fd);
+      return -1;
+    }
+    unlock(fd);
+    if (fstatSync(lockFd).ino === inode && tryExclusiveLock(lockFd) && this.fileAsLeft(fd)) return lockFd;
+    closeSync(lockFd);
+    return -1;
   }
 
   /** The check of the file, with the slot reclaimed: on a failure or a throw the lock is given back. */
@@ -101,13 +134,14 @@ export class BurstLock implements HeldLock {
 
   private giveBackInUse(): void {
     endLoanInUse(this.slot);
-    unlock(this.fd);
+    closeSync(this.lockFd);
     this.forget();
   }
 
   private forget(): void {
-    forgetKeptLock(this.fd);
+    forgetKeptLock(this.lockFd);
     this.fd = -1;
+    this.lockFd = -1;
     this.slot = -1;
     this.releaseWhenUsed = false;
   }

@@ -17,8 +17,3 @@ export function fsExt(): FsExt {
   loaded ??= createRequire(import.meta.url)("fs-ext") as FsExt;
   return loaded;
 }
-
-/** Where fs-ext's module is, for a worker thread that loads it on its own. */
-export function fsExtPath(): string {
-  return createRequire(import.meta.url).resolve("fs-ext");
-}

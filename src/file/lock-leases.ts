@@ -1,10 +1,11 @@
+import { closeSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { fsExt, fsExtPath } from "./fs-ext.js";
 
 /**
  * Locks lent to a watcher thread between the appends of a burst (burst-lock.ts). The main thread
  * keeps a session's flock after a write so the next write of the burst needs neither the lock nor
- * its release (two of an append's four system calls). Keeping a lock is only safe if it is given
+ * its release (two of an append's four system calls). A lent lock is held by a descriptor of its
+ * own, so giving it back is closing that descriptor: the worker needs no native add-on. Keeping a lock is only safe if it is given
  * back even when the main thread cannot run: it may block right after the burst (`execFileSync`
  * of a child that appends to the same session would then wait for us forever). So a small worker
  * thread watches the lent locks and unlocks any left unused for `IDLE_MS`, whatever the main thread
@@ -108,7 +109,7 @@ function startWatcher(): void {
       eval: true,
       // The worker is plain JavaScript: none of the parent's loaders (tsx) or flags.
       execArgv: [],
-      workerData: { words, fsExtPath: fsExtPath(), slots: SLOTS, idleMs: IDLE_MS },
+      workerData: { words, slots: SLOTS, idleMs: IDLE_MS },
     });
   } catch {
     broken = true;
@@ -121,7 +122,7 @@ function startWatcher(): void {
     for (let slot = 0; slot < SLOTS; slot++) {
       if (owned[slot] && Atomics.compareExchange(words, stateAt(slot), HELD, RELEASING) === HELD) {
         try {
-          fsExt().flockSync(Atomics.load(words, fdAt(slot)), "un");
+          closeSync(Atomics.load(words, fdAt(slot)));
         } finally {
           Atomics.store(words, stateAt(slot), FREE);
         }
@@ -132,13 +133,13 @@ function startWatcher(): void {
 
 /**
  * The watcher: sleeps until a lock is lent, then looks every `idleMs`; a slot whose use count has
- * not moved for `idleMs` is released (HELD → RELEASING, unlock, FREE). Idleness is timed, not
+ * not moved for `idleMs` is released (HELD → RELEASING, close, FREE). Idleness is timed, not
  * counted in looks: a lend wakes the worker at once, and two looks microseconds apart would find
  * every other lock "unused since".
  */
 const WATCHER_SOURCE = `
 const { workerData } = require("node:worker_threads");
-const { flockSync } = require(workerData.fsExtPath);
+const { closeSync } = require("node:fs");
 const { words, slots, idleMs } = workerData;
 const state = (slot) => ${FIRST_SLOT} + 3 * slot;
 const seenUses = new Int32Array(slots);
@@ -161,7 +162,7 @@ for (;;) {
     }
     if (now - seenAt[slot] < idleMs) continue;
     if (Atomics.compareExchange(words, state(slot), ${HELD}, ${RELEASING}) !== ${HELD}) continue;
-    try { flockSync(Atomics.load(words, state(slot) + 1), "un"); } catch {}
+    try { closeSync(Atomics.load(words, state(slot) + 1)); } catch {}
     Atomics.store(words, state(slot), ${FREE});
     Atomics.notify(words, state(slot));
     lent--;

@@ -53,7 +53,10 @@ export class SessionAppender {
     private readonly options: SessionFileOptions,
   ) {
     const fileAsLeft = (fd: number) => this.fileAsLeft(fd);
-    this.kept = options.locking === "exclusive" ? new KeptLock(fileAsLeft) : new BurstLock(fileAsLeft);
+    this.kept =
+      options.locking === "exclusive"
+        ? new KeptLock(fileAsLeft)
+        : new BurstLock(fileAsLeft, () => ({ path: this.path, inode: this.contents.inode }));
   }
 
   private get path(): string {

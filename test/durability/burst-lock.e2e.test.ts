@@ -6,48 +6,19 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import {
-  appendFileSync,
-  closeSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  symlinkSync,
-  unlinkSync,
-} from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, closeSync, openSync, renameSync, symlinkSync, unlinkSync } from "node:fs";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
+import type { CustomEntry } from "../../src/core/entry.js";
 import { tryExclusiveLock, unlock } from "../../src/file/flock.js";
 import { SessionFile } from "../../src/file/session-file.js";
-import { entryMaker } from "../support/messages.js";
-import { splitLines, tempDir } from "./support.js";
+import { custom, entriesOnDisk, lockTestSessions, tempDir } from "./support.js";
 
 const APPEND_ONE = fileURLToPath(new URL("./fixtures/append-one.ts", import.meta.url));
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const { dir, cleanup } = tempDir("burst-lock");
-const make = entryMaker();
+const { newSession, make } = lockTestSessions(dir);
 after(cleanup);
-
-let files = 0;
-function newSession(): string {
-  const path = join(dir, `s${++files}.jsonl`);
-  SessionFile.create(path, make.header(), [make.user("root0001", null, "root")]).close();
-  return path;
-}
-
-function custom(tag: string) {
-  return (tree: SessionFile["tree"]) => [
-    tree.append<CustomEntry>({ type: "custom", customType: "t", data: { tag } }),
-  ];
-}
-
-function entriesOnDisk(path: string): SessionEntry[] {
-  return splitLines(readFileSync(path))
-    .slice(1)
-    .map((line) => JSON.parse(line.bytes.toString("utf8")) as SessionEntry);
-}
 
 /** Whether a second open file description could take the lock now (flock: same rules as another process). */
 function lockIsFree(path: string): boolean {

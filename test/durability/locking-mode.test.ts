@@ -1,35 +1,20 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, rmSync, truncateSync } from "node:fs";
-import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
+import type { CustomEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { entryMaker } from "../support/messages.js";
-import { splitLines, tempDir } from "./support.js";
+import { custom, entriesOnDisk, lockTestSessions, tempDir } from "./support.js";
 
 const APPEND_ONE = fileURLToPath(new URL("./fixtures/append-one.ts", import.meta.url));
 const CROSS_WRITER = fileURLToPath(new URL("./fixtures/cross-writer.ts", import.meta.url));
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const { dir, cleanup } = tempDir("locking-mode");
-const make = entryMaker();
+const { newSession, make } = lockTestSessions(dir);
 after(cleanup);
-
-let files = 0;
-function newSession(): string {
-  const path = join(dir, `s${++files}.jsonl`);
-  SessionFile.create(path, make.header(), [make.user("root0001", null, "root")]).close();
-  return path;
-}
-
-function custom(tag: string) {
-  return (tree: SessionFile["tree"]) => [
-    tree.append<CustomEntry>({ type: "custom", customType: "t", data: { tag } }),
-  ];
-}
 
 /** Whether another process could take the file's lock right now (it only tries, never waits). */
 function lockIsFreeForOthers(path: string): boolean {
@@ -40,12 +25,6 @@ function lockIsFreeForOthers(path: string): boolean {
   const result = spawnSync(process.execPath, ["-e", probe], { cwd: REPO, encoding: "utf8" });
   assert.equal(result.status, 0, result.stderr);
   return result.stdout === "free";
-}
-
-function entriesOnDisk(path: string): SessionEntry[] {
-  return splitLines(readFileSync(path))
-    .slice(1)
-    .map((line) => JSON.parse(line.bytes.toString("utf8")) as SessionEntry);
 }
 
 test("normal locking: the lock is held only during a write", () => {

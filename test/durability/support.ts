@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import type { SessionEntry } from "../../src/core/entry.js";
+import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
+import { SessionFile } from "../../src/file/session-file.js";
 import { entryMaker } from "../support/messages.js";
 
 /** A fresh temporary folder; `cleanup` removes it. */
@@ -74,4 +75,36 @@ export function entriesOnCycles(entries: readonly { id: string; parentId: string
     }
   }
   return onCycle;
+}
+
+/**
+ * For the locking tests: `newSession()` makes a session file in `dir` holding one root entry
+ * (`root0001`); `make` is the entry maker it used, for the test's own entries.
+ */
+export function lockTestSessions(dir: string): {
+  newSession: () => string;
+  make: ReturnType<typeof entryMaker>;
+} {
+  const make = entryMaker();
+  let files = 0;
+  const newSession = () => {
+    const path = join(dir, `s${++files}.jsonl`);
+    SessionFile.create(path, make.header(), [make.user("root0001", null, "root")]).close();
+    return path;
+  };
+  return { newSession, make };
+}
+
+/** A write (for `SessionFile.write`) of one `custom` entry tagged `tag`. */
+export function custom(tag: string) {
+  return (tree: SessionFile["tree"]) => [
+    tree.append<CustomEntry>({ type: "custom", customType: "t", data: { tag } }),
+  ];
+}
+
+/** The entries of the file on disk, header left out. */
+export function entriesOnDisk(path: string): SessionEntry[] {
+  return splitLines(readFileSync(path))
+    .slice(1)
+    .map((line) => JSON.parse(line.bytes.toString("utf8")) as SessionEntry);
 }

@@ -115,16 +115,7 @@ export class SqlServiceDb implements ServiceDb {
   }
 
   async insertKey(row: ApiKeyRow): Promise<void> {
-    await this.db.run(SQL.insertKey, [
-      row.id,
-      row.userId,
-      row.name,
-      row.keyHash,
-      row.createdAt,
-      row.revokedAt,
-      row.expiresAt,
-      row.lastUsedAt,
-    ]);
+    await this.db.run(SQL.insertKey, keyColumns(row));
   }
 
   async findKey(id: string): Promise<KeyForAuth | undefined> {
@@ -140,19 +131,7 @@ export class SqlServiceDb implements ServiceDb {
   }
 
   async insertKeyUnderCap(row: ApiKeyRow, cap: number, now: string): Promise<boolean> {
-    const inserted = await this.db.run(SQL.insertKeyUnderCap, [
-      row.id,
-      row.userId,
-      row.name,
-      row.keyHash,
-      row.createdAt,
-      row.revokedAt,
-      row.expiresAt,
-      row.lastUsedAt,
-      row.userId,
-      now,
-      cap,
-    ]);
+    const inserted = await this.db.run(SQL.insertKeyUnderCap, [...keyColumns(row), row.userId, now, cap]);
     return inserted === 1;
   }
 
@@ -193,4 +172,18 @@ export class SqlServiceDb implements ServiceDb {
   sweepIdempotent(cutoff: string): Promise<number> {
     return this.db.run(SQL.sweepIdempotent, [cutoff]);
   }
+}
+
+/** An API key's row as `insertKey` lists the columns. */
+function keyColumns(row: ApiKeyRow): unknown[] {
+  return [
+    row.id,
+    row.userId,
+    row.name,
+    row.keyHash,
+    row.createdAt,
+    row.revokedAt,
+    row.expiresAt,
+    row.lastUsedAt,
+  ];
 }
