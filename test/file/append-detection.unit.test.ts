@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { appendFileSync, closeSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { after, afterEach, beforeEach, test } from "node:test";
-import { Worker } from "node:worker_threads";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { withExclusiveLock } from "../../src/file/flock.js";
@@ -83,22 +83,30 @@ test("a writer that waited for the lock asks the path: a file replaced meanwhile
   const path = newSession();
   const file = SessionFile.open(path);
   const [a] = file.write(custom("a"));
-  // Another thread takes the lock, renames a copy of the file in (as a repair does) and holds on.
-  const holder = new Worker(
-    `const { workerData, parentPort } = require("node:worker_threads");
-     const fs = require("node:fs");
-     const fsExt = require(workerData.fsExt);
-     const fd = fs.openSync(workerData.path, "r+");
-     fsExt.flockSync(fd, "ex");
-     fs.writeFileSync(workerData.path + ".new", fs.readFileSync(workerData.path));
-     fs.renameSync(workerData.path + ".new", workerData.path);
-     parentPort.postMessage("replaced");
-     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-     fsExt.flockSync(fd, "un");
-     fs.closeSync(fd);`,
-    { eval: true, workerData: { path, fsExt: createRequire(import.meta.url).resolve("fs-ext") } },
+  // Another process takes the lock, renames a copy of the file in (as a repair does) and holds on.
+  // (Not a worker thread: fs-ext's module init, run again in a worker, resets static V8 handles of
+  // the main thread's isolate.)
+  const holder = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const fs = require("node:fs");
+       const fsExt = require(process.argv[1]);
+       const path = process.argv[2];
+       const fd = fs.openSync(path, "r+");
+       fsExt.flockSync(fd, "ex");
+       fs.writeFileSync(path + ".new", fs.readFileSync(path));
+       fs.renameSync(path + ".new", path);
+       process.stdout.write("replaced");
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+       fsExt.flockSync(fd, "un");
+       fs.closeSync(fd);`,
+      createRequire(import.meta.url).resolve("fs-ext"),
+      path,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
   );
-  await once(holder, "message");
+  await once(holder.stdout, "data");
   const replaced = statSync(path).ino;
   const [b] = file.write(custom("b")); // waits for the holder: the age rule is off (beforeEach)
   file.close();
