@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync } from "node:fs";
 import { forgetKeptLock, keepLock, tryExclusiveLock, unlock } from "./flock.js";
 import { CHECK_HOLDS_MS, type FileCheck, type HeldLock } from "./held-lock.js";
-import { endLoan, endLoanInUse, lend, reclaim, relend } from "./lock-leases.js";
+import { canLend, endLoan, endLoanInUse, lend, reclaim, relend } from "./lock-leases.js";
 
 /**
  * The longest a burst keeps the lock without giving it back: a loop of appends that never pauses
@@ -73,6 +73,11 @@ export class BurstLock implements HeldLock {
 
   /** Keeps the lock just written under on `fd`, or lets it go when it cannot be lent. */
   keep(fd: number): void {
+    // Until the watcher runs, moving the lock aside would cost five system calls for nothing.
+    if (!canLend()) {
+      unlock(fd);
+      return;
+    }
     const lockFd = this.moveLockAside(fd);
     if (lockFd < 0) return;
     const slot = lend(lockFd);

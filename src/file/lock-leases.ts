@@ -4,15 +4,16 @@ import { Worker } from "node:worker_threads";
 /**
  * Locks lent to a watcher thread between the appends of a burst (burst-lock.ts). The main thread
  * keeps a session's flock after a write so the next write of the burst needs neither the lock nor
- * its release (two of an append's four system calls). A lent lock is held by a descriptor of its
- * own, so giving it back is closing that descriptor: the worker needs no native add-on. Keeping a lock is only safe if it is given
+ * its release (two of an append's four system calls). Keeping a lock is only safe if it is given
  * back even when the main thread cannot run: it may block right after the burst (`execFileSync`
  * of a child that appends to the same session would then wait for us forever). So a small worker
- * thread watches the lent locks and unlocks any left unused for `IDLE_MS`, whatever the main thread
- * is doing; the main thread gives them back itself when its job ends or before it waits for a lock.
+ * thread watches the lent locks and gives back any left unused for `IDLE_MS`, whatever the main
+ * thread is doing; the main thread gives them back itself when its job ends or before it waits for
+ * a lock. A lent lock is held by a descriptor of its own, so giving it back is closing that
+ * descriptor: the worker loads no native add-on.
  *
  * Each slot is three Int32 words shared with the worker: its state, the fd, a use count. Who may
- * touch the fd's lock follows the state: FREE and IN_USE belong to the main thread, HELD to
+ * close the fd follows the state: FREE and IN_USE belong to the main thread, HELD to
  * whoever moves it on first (the main thread to use it, the worker to release it), RELEASING to
  * the worker until it stores FREE. Nothing is lent before the worker says it is ready.
  */
@@ -22,7 +23,7 @@ const IN_USE = 2;
 const RELEASING = 3;
 
 /** A lent lock is released once unused this long. */
-export const IDLE_MS = 1;
+const IDLE_MS = 1;
 const SLOTS = 32;
 /** Word 0 wakes the worker when a lock is lent, word 1 says it is ready; then three words a slot. */
 const WAKE = 0;
@@ -39,13 +40,20 @@ let watcher: Worker | null = null;
 let broken = false;
 
 /**
- * Lends the lock held on `fd` to the watcher; the slot to reclaim it with, or -1 when none can be
- * lent (the watcher not running yet, or all slots taken): the caller then unlocks as usual.
+ * Whether a lock can be lent now: the watcher runs (it is started on the first ask) and a slot is
+ * free. Until then writers lock and unlock as usual.
+ */
+export function canLend(): boolean {
+  return !broken && watcherReady() && owned.includes(false);
+}
+
+/**
+ * Lends the lock held on `fd` (closing `fd` releases it) to the watcher; the slot to reclaim it
+ * with, or -1 when none can be lent (see `canLend`): the caller then closes `fd` itself.
  */
 export function lend(fd: number): number {
-  if (broken || !watcherReady()) return -1;
+  if (!canLend()) return -1;
   const slot = owned.indexOf(false);
-  if (slot < 0) return -1;
   owned[slot] = true;
   Atomics.store(words, fdAt(slot), fd);
   Atomics.add(words, usesAt(slot), 1);
@@ -73,7 +81,7 @@ export function relend(slot: number): void {
 }
 
 /**
- * Ends a loan not in use: true when the lock is still ours (the caller unlocks it), false when the
+ * Ends a loan not in use: true when the lock is still ours (the caller closes its fd), false when the
  * watcher released it. The slot is let go either way.
  */
 export function endLoan(slot: number): boolean {
@@ -85,13 +93,13 @@ export function endLoan(slot: number): boolean {
   return false;
 }
 
-/** Ends a loan in use (after `reclaim`): the lock is ours, the caller unlocks it. */
+/** Ends a loan in use (after `reclaim`): the lock is ours, the caller closes its fd. */
 export function endLoanInUse(slot: number): void {
   Atomics.store(words, stateAt(slot), FREE);
   owned[slot] = false;
 }
 
-/** After the worker took a slot: waits until its unlock is done, so nobody locks the fd before. */
+/** After the worker took a slot: waits until it has closed the fd, so the lock is free when we look. */
 function waitOutRelease(slot: number): void {
   while (Atomics.load(words, stateAt(slot)) === RELEASING) Atomics.wait(words, stateAt(slot), RELEASING, 1);
   owned[slot] = false;
