@@ -3,10 +3,12 @@
  * earlier run: prints the wall and CPU milliseconds of the operation (module loading excluded) and
  * the process's peak resident memory. Only the implementation under test is imported.
  *
- * Usage: cold-child.ts <pi|ours|ours-cold> <open-branch|open-context|open-tree|resume-append|list> <file>
+ * Usage: cold-child.ts <pi|ours|ours-cold|floor> <open-branch|open-context|open-tree|resume-append|list> <file>
  * `ours-cold` deletes the sidecar index first (a first open); `ours` opens with it present.
+ * `floor` is the least an eager reader must do for any operation that needs every line's content:
+ * read the file in 1 MiB chunks and keep `JSON.parse` of every line (no validation, no tree).
  */
-import { rmSync } from "node:fs";
+import { closeSync, openSync, readSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 
 const [impl, op, file] = process.argv.slice(2) as [string, string, string];
@@ -37,6 +39,45 @@ async function load(): Promise<{ open: (path: string) => Manager; list: () => Pr
     open: (path) => SessionManager.open(path, dir) as unknown as Manager,
     list: () => SessionManager.list(dir, dir),
   };
+}
+
+/** Every line parsed and kept, nothing else: see `floor` above. Returns how many values it holds. */
+function parseAndKeepEveryLine(path: string): number {
+  const fd = openSync(path, "r");
+  const kept: unknown[] = [];
+  let buffer = Buffer.allocUnsafe(1 << 20);
+  let filled = 0;
+  let position = 0;
+  for (;;) {
+    if (filled === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
+    const n = readSync(fd, buffer, filled, buffer.length - filled, position);
+    if (n === 0) break;
+    position += n;
+    filled += n;
+    let start = 0;
+    for (let newline = buffer.indexOf(10, start); newline >= 0 && newline < filled; ) {
+      kept.push(JSON.parse(buffer.toString("latin1", start, newline)));
+      start = newline + 1;
+      newline = buffer.indexOf(10, start);
+    }
+    buffer.copy(buffer, 0, start, filled);
+    filled -= start;
+  }
+  closeSync(fd);
+  return kept.length;
+}
+
+if (impl === "floor") {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const result = parseAndKeepEveryLine(file);
+  const ms = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  const rssMiB = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(
+    `${JSON.stringify({ ms, cpuMs: (used.user + used.system) / 1000, rssMiB, result })}\n`,
+  );
+  process.exit(0);
 }
 
 const contender = await load();

@@ -67,7 +67,7 @@ export function measureColdWholeReads(
   workload: { file: string; label: string; op: "open-branch" | "open-context"; target: number },
   runs: number,
 ): Row[] {
-  const t = coldMedians(["pi", "ours-cold", "ours"], workload.op, workload.file, runs);
+  const t = coldMedians(["pi", "ours-cold", "ours", "floor"], workload.op, workload.file, runs);
   const pi = t.pi;
   const group = `cold whole reads, fresh process (${workload.label})`;
   const call = workload.op === "open-branch" ? "getBranch()" : "buildSessionContext()";
@@ -95,5 +95,15 @@ export function measureColdWholeReads(
       pi: pi?.rssMiB ?? null,
     });
   }
+  const floor = t.floor;
+  if (floor)
+    rows.push({
+      group,
+      what: "floor: read + JSON.parse of every line, values kept, nothing else (bench/cold-child.ts `floor`)",
+      unit: "ms",
+      ours: floor.ms,
+      pi: pi?.ms ?? null,
+      note: `CPU ${floor.cpuMs.toFixed(0)} ms: the most a reader that parses every line can reach against pi`,
+    });
   return rows;
 }

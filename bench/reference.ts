@@ -5,6 +5,11 @@ export interface ParseReference {
   bytes: number;
   /** Milliseconds to JSON.parse every line of the file (lines already in memory as strings). */
   parseMs: number;
+  /**
+   * The same with every value kept, as any reader that hands out the entries must: the values then
+   * survive the young generation and the collector copies them (the difference to `parseMs`).
+   */
+  keptParseMs: number;
   /** Milliseconds to read the file into memory. */
   readMs: number;
   parseMiBs: number;
@@ -14,6 +19,7 @@ export interface ParseReference {
 export function parseReference(path: string, runs: number): ParseReference {
   const readTimes: number[] = [];
   const parseTimes: number[] = [];
+  const keptTimes: number[] = [];
   for (let i = 0; i < runs; i++) {
     let text = "";
     readTimes.push(
@@ -27,8 +33,20 @@ export function parseReference(path: string, runs: number): ParseReference {
         for (const line of lines) JSON.parse(line);
       }),
     );
+    keptTimes.push(
+      timeOnce(() => {
+        const kept: unknown[] = [];
+        for (const line of lines) kept.push(JSON.parse(line));
+      }),
+    );
   }
   const bytes = readFileSync(path).length;
   const parseMs = median(parseTimes);
-  return { bytes, parseMs, readMs: median(readTimes), parseMiBs: mb(bytes) / (parseMs / 1000) };
+  return {
+    bytes,
+    parseMs,
+    keptParseMs: median(keptTimes),
+    readMs: median(readTimes),
+    parseMiBs: mb(bytes) / (parseMs / 1000),
+  };
 }

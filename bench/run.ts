@@ -143,7 +143,7 @@ try {
   const reference = parseReference((largest as GeneratedSession).path, 3);
   notes.push(
     `JSON.parse of every line of the largest file (${mb(reference.bytes).toFixed(0)} MiB, lines already in memory): ` +
-      `${reference.parseMs.toFixed(0)} ms = ${reference.parseMiBs.toFixed(0)} MiB/s; reading it into a string: ${reference.readMs.toFixed(0)} ms.`,
+      `${reference.parseMs.toFixed(0)} ms = ${reference.parseMiBs.toFixed(0)} MiB/s; with every value kept (as a reader that hands out the entries must): ${reference.keptParseMs.toFixed(0)} ms; reading it into a string: ${reference.readMs.toFixed(0)} ms.`,
   );
   for (const row of rows) {
     const open = openTimes.find((o) => row.group === `open + context (${o.label})`);
@@ -156,7 +156,7 @@ try {
     const floor = (largestRead.bytes / reference.bytes) * reference.parseMs;
     const share = largestRead.times.full / floor;
     extraTargets.push(
-      `- ${share <= wholeReadTarget ? "✅" : "❌"} full read of every line (${largestRead.label}): ${share.toFixed(2)}× JSON.parse of the same bytes (target ≤ ${wholeReadTarget}×)`,
+      `- ${share <= wholeReadTarget ? "✅" : "❌"} full read of every line (${largestRead.label}): ${share.toFixed(2)}× JSON.parse of the same bytes (target ≤ ${wholeReadTarget}×; JSON.parse with the values kept is ${(reference.keptParseMs / reference.parseMs).toFixed(2)}× by itself)`,
     );
   }
   log("open, tree operations and memory done");
@@ -325,6 +325,12 @@ try {
     "  `close()`, as SQLite's exclusive locking mode, and suits one owning writer, which is what pi assumes of every session.",
     "- *list repeated* uses the folder catalog (`src/session/catalog.ts`): unchanged files are only stat'ed, appended ones are read",
     "  from where the catalog stopped.",
+    "- The *floor* rows of the cold reads are a process that only reads the file and keeps `JSON.parse` of every line (no",
+    "  validation, no tree): the most any reader that parses every line can reach against pi. A context with no compaction",
+    "  needs most lines, and JSON.parse with the values kept costs more than JSON.parse alone (the kept values are copied",
+    "  out of the young generation), so the 8× and 1.3× targets sit above what parsing every line allows. Reaching them",
+    "  needs entries whose payload is decoded on first use, which would move a payload's validation from the open to its",
+    "  first use (as a resume through the index already does for the lines it does not read): not built.",
     "- Ratios above 1 mean sessiontree is faster (or smaller). The machine is shared: absolute figures move with its load, the",
     "  interleaved ratios much less.",
     "",
