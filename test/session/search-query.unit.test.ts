@@ -32,17 +32,15 @@ describe("search query", () => {
       { words: ["src", "app", "ts"], prefix: false },
       { words: ["pars"], prefix: true },
     ]);
-    assert.equal(
-      ftsMatch(query),
-      '{body parts}: "parseargs" AND body: "torn tail" AND body: "src app ts" AND {body parts}: "pars" *',
-    );
+    assert.equal(ftsMatch(query), '"parseargs" AND body: "torn tail" AND body: "src app ts" AND "pars" *');
   });
 
   it("quotes every word, so FTS5 operators are words", () => {
-    assert.equal(
-      ftsMatch(parseQuery("NEAR AND OR")),
-      '{body parts}: "near" AND {body parts}: "and" AND {body parts}: "or"',
-    );
+    assert.equal(ftsMatch(parseQuery("NEAR AND OR")), '"near" AND "and" AND "or"');
+  });
+
+  it("keeps a word that could be a scope token (f and digits) out of the scope column", () => {
+    assert.equal(ftsMatch(parseQuery("f12 f* fix")), '{body parts}: "f12" AND {body parts}: "f" * AND "fix"');
   });
 
   it("refuses a query with no word", () => {

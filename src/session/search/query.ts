@@ -32,16 +32,30 @@ export function parseQuery(text: string): SearchQuery {
   return { clauses };
 }
 
+/** The token naming file `id` in the index's `scope` column: `f` and the file's id. */
+export function scopeToken(id: number): string {
+  return `f${id}`;
+}
+
+/** A word that is, or as a prefix could start, a scope token. */
+const SCOPE_LIKE = /^f[0-9]*$/;
+
 /**
  * The query as an FTS5 MATCH expression over the index's columns: a single word is looked for in
  * the text and in the camelCase parts, a phrase in the text. Every word is quoted, so no word is
  * read as an operator (`AND`, `NEAR`).
+ *
+ * A single word that cannot be a scope token is given no column filter: the `scope` column holds
+ * scope tokens only, so it matches the same rows, and bm25 the same scores (scope's weight is 0).
+ * It is worth it: with a column filter FTS5 reads the positions of every row holding the word to
+ * count them for bm25 (`the` over 1M entries: 65 ms of CPU with the filter, 32 without).
  */
 export function ftsMatch(query: SearchQuery): string {
   return query.clauses
     .map(({ words, prefix }) => {
       const quoted = `"${words.join(" ")}"${prefix ? " *" : ""}`;
-      return words.length === 1 ? `{body parts}: ${quoted}` : `body: ${quoted}`;
+      if (words.length > 1) return `body: ${quoted}`;
+      return SCOPE_LIKE.test(words[0] as string) ? `{body parts}: ${quoted}` : quoted;
     })
     .join(" AND ");
 }

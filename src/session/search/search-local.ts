@@ -15,7 +15,7 @@ import {
   refreshFile,
   statCheck,
 } from "./index-file.js";
-import { ftsMatch, parseQuery, type SearchQuery } from "./query.js";
+import { ftsMatch, parseQuery, type SearchQuery, scopeToken } from "./query.js";
 import { makeSnippet } from "./snippet.js";
 
 export interface SearchLocalOptions {
@@ -131,7 +131,7 @@ interface FileHead extends FileRowHead {
 
 function fileHeads(db: SearchDatabase): FileHead[] {
   return db
-    .prepare("SELECT id, path, stamp, version, session_id, cwd FROM files INDEXED BY files_head")
+    .prepare("SELECT id, path, stat, version, session_id, cwd FROM files INDEXED BY files_head")
     .all() as FileHead[];
 }
 
@@ -213,7 +213,8 @@ const TIES_KEPT = 1000;
 function runQuery(db: SearchDatabase, query: SearchQuery, scope: Scope, limit: number): SearchHit[] {
   if (scope.ids.length === 0 || limit <= 0) return [];
   let match = ftsMatch(query);
-  if (scope.filter === "query") match += ` AND scope: (${scope.ids.map((id) => `"f${id}"`).join(" OR ")})`;
+  if (scope.filter === "query")
+    match += ` AND scope: (${scope.ids.map((id) => `"${scopeToken(id)}"`).join(" OR ")})`;
   // bm25 is computed for the newest candidates only (see RANKED_CANDIDATES); lower is better.
   const rows = db
     .prepare(
