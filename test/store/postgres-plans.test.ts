@@ -18,6 +18,13 @@ function scans(plan: Record<string, unknown>): string[] {
   return [...own, ...children.flatMap(scans)];
 }
 
+/** The index conditions of every scan of one index in a plan. */
+function indexConds(plan: Record<string, unknown>, index: string): string[] {
+  const own = plan["Index Name"] === index ? [String(plan["Index Cond"])] : [];
+  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return [...own, ...children.flatMap((child) => indexConds(child, index))];
+}
+
 it("reads a branch of a session newer than the statistics through the unique entry index only", async () => {
   const store = new PostgresStore({ connectionString: database.url });
   await store.init();
@@ -41,7 +48,12 @@ it("reads a branch of a session newer than the statistics through the unique ent
     const plan = planRows?.[0]?.Plan ?? {};
     const entryScans = scans(plan).filter((scan) => scan.endsWith(" on entries"));
     assert.ok(entryScans.length >= 2, `no entries scans found in ${JSON.stringify(plan)}`);
-    assert.deepEqual(new Set(entryScans), new Set(["entries_entry_key on entries"]));
+    // Ids through the unique entry index; runs (path-runs.ts) through the primary key, by seq.
+    assert.deepEqual(
+      new Set(entryScans),
+      new Set(["entries_entry_key on entries", "entries_pkey on entries"]),
+    );
+    for (const cond of indexConds(plan, "entries_pkey")) assert.match(cond, /\(seq [=>]/, cond);
     assert.equal((await store.readBranch("o", id)).length, 2000);
   } finally {
     await client.end();

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { PostgresStore } from "../../src/store/postgres/index.js";
 import { SQL as PG_SQL } from "../../src/store/postgres/sql.js";
-import { rootFirst } from "../../src/store/sql/rows.js";
+import { seqOrdered } from "../../src/store/sql/rows.js";
 import { SqliteStore } from "../../src/store/sqlite/index.js";
 import { SQL as SQLITE_SQL } from "../../src/store/sqlite/sql.js";
 import { chain } from "./conformance/helpers.js";
@@ -95,18 +95,20 @@ describe("the SQL stores' walk from the leaf stops at the known entry", () => {
   });
 });
 
-describe("rootFirst: the walk's rows root first, whatever order the database gave them", () => {
-  const rows = (depths: number[]) => depths.map((depth) => ({ depth, payload: `d${depth}` }));
-  it("walk order (leaf first) is reversed", () => {
+describe("seqOrdered: a path's rows root first (storage order), whatever order the database gave them", () => {
+  const rows = (seqs: number[]) => seqs.map((seq) => ({ seq, payload: `s${seq}` }));
+  it("rows already in seq order are kept as they are", () => {
+    const given = rows([1, 2, 5, 9]);
+    assert.equal(seqOrdered(given), given);
     assert.deepEqual(
-      rootFirst(rows([0, 1, 2, 3])).map((r) => r.depth),
-      [3, 2, 1, 0],
+      given.map((r) => r.seq),
+      [1, 2, 5, 9],
     );
   });
-  it("any other order is sorted by depth, deepest (the root) first", () => {
+  it("any other order is sorted by seq, the root (stored first) first", () => {
     assert.deepEqual(
-      rootFirst(rows([2, 0, 3, 1])).map((r) => r.payload),
-      ["d3", "d2", "d1", "d0"],
+      seqOrdered(rows([5, 1, 9, 2])).map((r) => r.payload),
+      ["s1", "s2", "s5", "s9"],
     );
   });
   it("PostgreSQL's walk of a 2,000-entry path reads root first", async () => {

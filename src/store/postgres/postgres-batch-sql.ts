@@ -6,6 +6,7 @@ import { indexedWords } from "../search/search-words.js";
 import { mutableColumns, payloadToEntry, rowToSummary, type SessionRow } from "../sql/rows.js";
 import type { SessionSummary } from "../store.js";
 import type { PgClient } from "./connection.js";
+import { runStarts } from "./path-runs.js";
 
 /**
  * The questions of several session writes sharing one transaction (postgres-group-commit.ts), each
@@ -18,10 +19,22 @@ const BATCH_SQL = {
     JOIN unnest($1::text[], $2::text[]) AS k (owner, id) ON s.owner = k.owner AND s.id = k.id
     ORDER BY s.pk FOR UPDATE OF s`,
   entriesByKeys: "SELECT session_pk, id, payload FROM entries WHERE entry_key = ANY ($1::text[])",
-  insertEntries: `INSERT INTO entries (session_pk, id, seq, parent_id, type, payload)
-    SELECT u.session_pk, u.id, u.seq, u.parent_id, u.type, u.payload
-    FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::json[])
-      AS u (session_pk, id, seq, parent_id, type, payload)`,
+  /**
+   * Run starts as in sql.ts `insertEntries`: `heads` ($8–$10: session, first seq, first parent) is
+   * each write's first run that joins its stored last entry's run.
+   */
+  insertEntries: `WITH heads AS (
+      SELECT h.session_pk, h.seq, p.run FROM unnest($8::bigint[], $9::integer[], $10::text[]) AS h (session_pk, seq, parent_id)
+      CROSS JOIN LATERAL (
+        SELECT coalesce(run_start, seq) AS run FROM entries
+        WHERE session_pk = h.session_pk AND seq = h.seq - 1 AND id = h.parent_id LIMIT 1
+      ) AS p
+    )
+    INSERT INTO entries (session_pk, id, seq, parent_id, type, payload, run_start)
+    SELECT u.session_pk, u.id, u.seq, u.parent_id, u.type, u.payload, coalesce(heads.run, u.run_start)
+    FROM unnest($1::bigint[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::json[], $7::integer[])
+      AS u (session_pk, id, seq, parent_id, type, payload, run_start)
+    LEFT JOIN heads ON heads.session_pk = u.session_pk AND heads.seq = u.run_start`,
   insertDocs: `INSERT INTO search_entries (session_pk, entry_id, kind, timestamp, body, words)
     SELECT u.session_pk, u.entry_id, u.kind, u.ts, u.body, to_tsvector('simple', u.words)
     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
@@ -87,9 +100,11 @@ export interface NewEntries {
 
 /** The entries of every write (seq after each session's stored count) and their search rows. */
 export async function insertEntries(c: PgClient, writes: readonly NewEntries[]): Promise<void> {
-  const rows = writes.flatMap(({ ref, entries, storedCount }) =>
-    entries.map((entry, i) => ({ pk: ref.pk, entry, seq: storedCount + i + 1 })),
-  );
+  const rows = writes.flatMap(({ ref, entries, storedCount }) => {
+    const starts = runStarts(entries, storedCount);
+    return entries.map((entry, i) => ({ pk: ref.pk, entry, seq: storedCount + i + 1, run: starts[i] }));
+  });
+  const heads = writes.filter((w) => w.storedCount > 0 && w.entries[0]?.parentId);
   await c.query(BATCH_SQL.insertEntries, [
     rows.map((r) => r.pk),
     rows.map((r) => r.entry.id),
@@ -97,6 +112,10 @@ export async function insertEntries(c: PgClient, writes: readonly NewEntries[]):
     rows.map((r) => r.entry.parentId),
     rows.map((r) => r.entry.type),
     rows.map((r) => entryJson(r.entry)),
+    rows.map((r) => r.run),
+    heads.map((w) => w.ref.pk),
+    heads.map((w) => w.storedCount + 1),
+    heads.map((w) => w.entries[0]?.parentId),
   ]);
   const docs = writes.flatMap(({ ref, entries, searchTexts }) =>
     searchDocs(entries, searchTexts).map((doc) => ({ pk: ref.pk, doc })),

@@ -14,14 +14,15 @@ import type { SearchTexts } from "../search/search-docs.js";
 import {
   mutableColumns,
   payloadToEntry,
-  rootFirst,
   rowHeader,
   rowToSummary,
   type SessionRow,
+  seqOrdered,
   tailOfRows,
 } from "../sql/rows.js";
 import type { SessionSummary, TxSql } from "../store.js";
 import type { PgClient } from "./connection.js";
+import { runStarts } from "./path-runs.js";
 import { indexEntries } from "./postgres-search.js";
 import { PgTxSql } from "./postgres-tx-sql.js";
 import { SQL } from "./sql.js";
@@ -63,12 +64,12 @@ export class PgSessionTx implements WriteTx<SessionRow> {
 
   async branch(row: SessionRow, leafId: string): Promise<SessionEntry[]> {
     const { rows } = await this.c.query(SQL.branch, [String(row.pk), leafId]);
-    return rootFirst(rows as { depth: number; payload: unknown }[]).map((r) => payloadToEntry(r.payload));
+    return seqOrdered(rows as PathRow[]).map((r) => payloadToEntry(r.payload));
   }
 
   async branchSince(row: SessionRow, leafId: string, knownId: string): Promise<BranchTail> {
     const { rows } = await this.c.query(SQL.branchSince, [String(row.pk), leafId, knownId]);
-    return tailOfRows(rows, knownId);
+    return tailOfRows(seqOrdered(rows as PathRow[]), knownId);
   }
 
   async entriesByIds(row: SessionRow, ids: readonly string[]): Promise<Map<string, StoredId>> {
@@ -120,7 +121,16 @@ export async function insertSession(
   return { inserted: true };
 }
 
-/** Entries get seq = storedCount + 1, + 2, …, a chunk of rows per INSERT (parallel arrays, unnested). */
+/** A row of a path read: its seq orders it. */
+interface PathRow extends Record<string, unknown> {
+  seq: number;
+  payload: unknown;
+}
+
+/**
+ * Entries get seq = storedCount + 1, + 2, …, and their run starts (path-runs.ts), a chunk of rows
+ * per INSERT (parallel arrays, unnested).
+ */
 async function insertEntries(
   c: PgClient,
   pk: unknown,
@@ -128,6 +138,8 @@ async function insertEntries(
   entries: readonly SessionEntry[],
   chunk: number,
 ): Promise<void> {
+  const starts = runStarts(entries, storedCount);
+  const firstParent = entries[0]?.parentId ?? null;
   for (let start = 0; start < entries.length; start += chunk) {
     const part = entries.slice(start, start + chunk);
     await c.query(SQL.insertEntries, [
@@ -137,6 +149,9 @@ async function insertEntries(
       part.map((e) => e.parentId),
       part.map((e) => e.type),
       part.map(entryJson),
+      storedCount,
+      firstParent,
+      starts.slice(start, start + chunk),
     ]);
   }
 }

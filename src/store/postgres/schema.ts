@@ -1,4 +1,5 @@
 import type { Migration, MigrationSet } from "../migrations.js";
+import { PATH_RUNS_MIGRATION } from "./path-runs-migration.js";
 
 /**
  * PostgreSQL's schema, step by step: the same tables and keys as SQLite's. Sort keys and ids use
@@ -101,6 +102,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       "INSERT INTO search_backlog (session_pk) SELECT pk FROM sessions",
     ],
   },
+  PATH_RUNS_MIGRATION,
 ];
 
 /**

@@ -83,10 +83,13 @@ export function mutableColumns(summary: SessionSummary): unknown[] {
 export const LIST_START = { modifiedAt: "~", id: "~" };
 
 /**
- * The walk's rows root first. They come leaf first in walk order (depth 0, 1, 2, …) from
- * PostgreSQL's recursive union; SQL promises no order without ORDER BY, so any other order is sorted.
+ * A path's rows root first: storage order, as a parent is always stored before its child.
+ * PostgreSQL's path read returns them so without sorting a megabyte of payloads; SQL promises no
+ * order without ORDER BY, so any other order is sorted.
  */
-export function rootFirst<R extends { depth: number }>(rows: R[]): R[] {
-  const inWalkOrder = rows.every((r, i) => r.depth === i);
-  return inWalkOrder ? rows.reverse() : rows.sort((a, b) => b.depth - a.depth);
+export function seqOrdered<R extends { seq: number }>(rows: R[]): R[] {
+  for (let i = 1; i < rows.length; i++) {
+    if ((rows[i - 1] as R).seq >= (rows[i] as R).seq) return rows.sort((a, b) => a.seq - b.seq);
+  }
+  return rows;
 }
