@@ -3,8 +3,12 @@
 // dist/cli-bundle/, through its loader when it has one, else tsc's modules in dist/cli/), else the
 // TypeScript source through tsx, so it works both installed and in a checkout.
 // SESSIONTREE_FROM_SOURCE=1 forces the source (tests, development with a stale dist/).
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+//
+// bin/package.json makes this file CommonJS: node then runs it, and the bundle's loader and chunks,
+// without starting its ES module loader (about 15 ms of CPU on every command). The file also runs
+// as an ES module (a copy of it without bin/package.json): it uses neither `import` declarations
+// nor `import.meta` nor a top-level await, and takes `require` from node:module when it has none.
+"use strict";
 
 // `sessiontree tree | head`: a closed pipe ends the output, it is not an error.
 process.stdout.on("error", (error) => {
@@ -12,26 +16,40 @@ process.stdout.on("error", (error) => {
   throw error;
 });
 
-const argv = process.argv.slice(2);
-const fromSource = process.env.SESSIONTREE_FROM_SOURCE === "1";
-const built = [
-  new URL("../dist/cli-bundle/main.js", import.meta.url),
-  new URL("../dist/cli/main.js", import.meta.url),
-];
-let entry = built.find((url) => existsSync(fileURLToPath(url)));
-// The bundle's chunks as scripts with a V8 code cache (src/cli/script-loader.ts): null when the
-// build has none, and then nothing has run yet.
-const loader = new URL("../dist/cli-bundle/loader.js", import.meta.url);
-let cli = null;
-if (!fromSource && entry === built[0] && existsSync(fileURLToPath(loader))) {
-  cli = await (await import(loader.href)).loadMain(argv);
+/** `require`, and this file's folder (the real one: npm links it from node_modules/.bin). */
+async function here() {
+  if (typeof require === "function" && typeof __dirname === "string") return { require, dir: __dirname };
+  const { createRequire } = await import("node:module");
+  const { realpathSync } = await import("node:fs");
+  const { dirname } = await import("node:path");
+  const self = realpathSync(process.argv[1]);
+  return { require: createRequire(self), dir: dirname(self) };
 }
-if (fromSource || !entry) {
-  const { register } = await import("tsx/esm/api");
-  register();
-  entry = new URL("../src/cli/main.ts", import.meta.url);
+
+async function launch() {
+  const { require: load, dir } = await here();
+  const { existsSync } = load("node:fs");
+  const { join } = load("node:path");
+  const { pathToFileURL } = load("node:url");
+  const argv = process.argv.slice(2);
+  const fromSource = process.env.SESSIONTREE_FROM_SOURCE === "1";
+  const built = [join(dir, "../dist/cli-bundle/main.js"), join(dir, "../dist/cli/main.js")];
+  let entry = built.find((path) => existsSync(path));
+  // The bundle's chunks as scripts with a V8 code cache (src/cli/script-loader.ts): null when the
+  // build has none, and then nothing has run yet.
+  const loader = join(dir, "../dist/cli-bundle/loader.cjs");
+  let cli = null;
+  if (!fromSource && entry === built[0] && existsSync(loader)) cli = await load(loader).loadMain(argv);
+  if (fromSource || !entry) {
+    const { register } = await import("tsx/esm/api");
+    register();
+    entry = join(dir, "../src/cli/main.ts");
+  }
+  const { main } = cli ?? (await import(pathToFileURL(entry).href));
+  const code = await main(argv);
+  // Some commands report failure through process.exitCode themselves: never turn that into success.
+  if (code !== 0 || !process.exitCode) process.exitCode = code;
 }
-const { main } = cli ?? (await import(entry.href));
-const code = await main(argv);
-// Some commands report failure through process.exitCode themselves: never turn that into success.
-if (code !== 0 || !process.exitCode) process.exitCode = code;
+
+// A failure outside any command (a broken build) is an unhandled rejection: printed, exit code 1.
+launch();

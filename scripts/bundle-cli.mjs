@@ -135,17 +135,29 @@ for (const file of result.outputFiles) {
 }
 
 // The same chunks as scripts with a code cache, which bin/sessiontree.js runs through the loader
-// (src/cli/script-loader.ts, bundled on its own: it runs before any chunk).
+// (src/cli/script-loader.ts, bundled on its own: it runs before any chunk). The loader is CommonJS
+// (loader.cjs), required by bin/sessiontree.js, itself CommonJS (bin/package.json): a command
+// whose chunks import no package then never starts node's ES module loader. Its `import.meta`
+// becomes its file's URL, and `import.meta.resolve` require's resolution, which only a chunk of
+// the source's compute worker would ask for (the bundle's starts its worker by file name).
 const chunks = result.outputFiles.filter((file) => file.path.endsWith(".js"));
 await writeScripts(outdir, chunks, result.metafile, root);
 await esbuild.build({
   entryPoints: { loader: join(dist, "cli/script-loader.js") },
   absWorkingDir: root,
   outdir,
+  outExtension: { ".js": ".cjs" },
   bundle: true,
-  format: "esm",
+  format: "cjs",
   platform: "node",
   target: "node20",
+  banner: {
+    js: [
+      'const __loaderUrl = require("node:url").pathToFileURL(__filename).href;',
+      'const __loaderResolve = (spec) => require("node:url").pathToFileURL(require.resolve(spec)).href;',
+    ].join("\n"),
+  },
+  define: { "import.meta.url": "__loaderUrl", "import.meta.resolve": "__loaderResolve" },
   logLevel: "warning",
 });
 

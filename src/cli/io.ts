@@ -23,12 +23,18 @@ export interface CliIO {
 
 export function processIO(): CliIO {
   quietOnClosedPipe(process.stdout);
-  quietOnClosedPipe(process.stderr);
+  // process.stderr is made on first use (a write, or asking whether it is a terminal): a command
+  // that never does builds no stream for it (a pipe's is a socket: node:net, milliseconds a run).
   return {
     out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
+    err: (text) => {
+      quietOnClosedPipe(process.stderr);
+      process.stderr.write(text);
+    },
     stdoutIsTTY: process.stdout.isTTY === true,
-    stderrIsTTY: process.stderr.isTTY === true,
+    get stderrIsTTY() {
+      return process.stderr.isTTY === true;
+    },
     env: process.env,
     cwd: process.cwd(),
     columns: process.stdout.columns || Number(process.env.COLUMNS) || 100,

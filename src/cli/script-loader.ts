@@ -9,8 +9,11 @@ import { cacheRoot, writeCacheFile } from "../file/cache-dir.js";
 /**
  * Runs the CLI bundle's chunks as scripts with a V8 code cache (scripts/bundle-cli-scripts.mjs
  * writes them): Node 20 keeps no compiled code for ES modules between runs, and resolves, reads
- * and links each module one by one. Bundled on its own into dist/cli-bundle/loader.js, beside the
- * ES chunks, so `import()` and `require` here resolve packages exactly as the chunks do.
+ * and links each module one by one. Bundled on its own into dist/cli-bundle/loader.cjs, beside the
+ * ES chunks, so `import()` and `require` here resolve packages exactly as the chunks do. It is
+ * CommonJS, as bin/sessiontree.js is: a command whose chunks import no package then never starts
+ * node's ES module loader (about 15 ms of CPU on every run), and the node built-ins here are
+ * required, not imported (an import of `node:fs` builds its ES facade, which loads fs's streams).
  *
  * The code cache lives in sessiontree's private cache directory, one folder per build and node
  * version, one file per chunk and command (what a run compiles is what its command ran), named by
@@ -145,7 +148,7 @@ class ScriptLoader {
 
   private require(spec: string): unknown {
     if (spec.startsWith("./")) return this.requireChunk(spec.slice(2));
-    return this.packages.get(spec) ?? nodeRequire(spec);
+    return this.packages.get(spec) ?? (LAZY_BUILTINS.has(spec) ? lazyBuiltin(spec) : nodeRequire(spec));
   }
 
   /** The script's text, and its cache file: named by the script's size and mtime. */
@@ -161,6 +164,55 @@ class ScriptLoader {
       closeSync(fd);
     }
   }
+}
+
+/**
+ * Built-ins that take milliseconds to load and that a chunk imports for one path of its work (the
+ * burst lock's watcher thread, a hash, a child process, a socket): each is loaded when one of its
+ * exports is first used, so `tree` does not load worker_threads for a lock it never lends. Not
+ * fs, path, url and the like: node has loaded them before any script runs.
+ */
+const LAZY_BUILTINS: ReadonlySet<string> = new Set(
+  [
+    "child_process",
+    "crypto",
+    "dns",
+    "http",
+    "https",
+    "net",
+    "readline",
+    "stream",
+    "tls",
+    "worker_threads",
+    "zlib",
+  ].flatMap((name) => [name, `node:${name}`]),
+);
+
+/**
+ * A built-in's exports, loaded on first use. A chunk reads a built-in's exports as properties at
+ * the moment it uses them (`(0, import_node_crypto.createHash)(...)`, the scripts' form of an
+ * import), which is the `get` here; anything that lists or describes them (esbuild's interop for a
+ * default import) gets them copied onto the target first, so the proxy's invariants hold.
+ */
+export function lazyBuiltin(spec: string): object {
+  let loaded: Record<string | symbol, unknown> | undefined;
+  const real = (): Record<string | symbol, unknown> => {
+    loaded ??= nodeRequire(spec) as Record<string | symbol, unknown>;
+    return loaded;
+  };
+  const target: Record<string | symbol, unknown> = {};
+  let copied = false;
+  const filled = (): Record<string | symbol, unknown> => {
+    if (!copied) Object.defineProperties(target, Object.getOwnPropertyDescriptors(real()));
+    copied = true;
+    return target;
+  };
+  return new Proxy(target, {
+    get: (_, key) => real()[key],
+    has: (_, key) => key in real(),
+    ownKeys: () => Reflect.ownKeys(filled()),
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(filled(), key),
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { cliEnv, copyFixture, REPO, tempWorkspace } from "./helpers.js";
 
@@ -36,6 +36,7 @@ describe("the built command (the bundle bin/sessiontree.js runs after npm run bu
     const dist = join(pkg, "dist");
     mkdirSync(join(pkg, "bin"), { recursive: true });
     copyFileSync(join(REPO, "bin/sessiontree.js"), bin);
+    copyFileSync(join(REPO, "bin/package.json"), join(pkg, "bin/package.json"));
     copyFileSync(join(REPO, "package.json"), join(pkg, "package.json"));
     symlinkSync(join(REPO, "node_modules"), join(pkg, "node_modules"));
     node([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", dist]);
@@ -84,6 +85,36 @@ describe("the built command (the bundle bin/sessiontree.js runs after npm run bu
     assert.match(html.stdout, /<script>/, "the viewer's prebuilt page script is found beside its chunk");
     const fsck = run(["fsck", file]);
     assert.equal(fsck.code, 0, fsck.stderr);
+  });
+
+  it("runs as CommonJS (bin/package.json), and the same as an ES module (a copy without it)", () => {
+    // bin/package.json makes the launcher CommonJS, so a command that imports no package never
+    // starts node's ES module loader; a copy of the file where no such package.json applies is an
+    // ES module, and must run the same build the same way. A preload says which one ran.
+    const esmBin = join(pkg, "bin-esm/sessiontree.js");
+    mkdirSync(dirname(esmBin), { recursive: true });
+    copyFileSync(bin, esmBin);
+    const probe = join(ws.dir, "which-module-kind.cjs");
+    writeFileSync(
+      probe,
+      "const ran = () => Object.keys(require.cache).some((f) => f.endsWith('sessiontree.js'));\n" +
+        "process.on('exit', () => process.stderr.write('@@commonjs=' + ran() + '@@'));\n",
+    );
+    const file = copyFixture("before-compaction.jsonl", ws.dir);
+    for (const args of [["tree", file], ["show", file], ["--version"]]) {
+      const [commonJs, esm] = [bin, esmBin].map((launcher) =>
+        spawnSync(process.execPath, ["--require", probe, launcher, ...args], {
+          cwd: ws.dir,
+          env: cliEnv(ws.dir),
+          encoding: "utf8",
+        }),
+      );
+      assert.equal(commonJs?.status, 0, commonJs?.stderr);
+      assert.equal(esm?.status, 0, esm?.stderr);
+      assert.match(commonJs?.stderr ?? "", /@@commonjs=true@@/);
+      assert.match(esm?.stderr ?? "", /@@commonjs=false@@/);
+      assert.equal(esm?.stdout, commonJs?.stdout, `${args[0]}: the same output either way`);
+    }
   });
 
   it("keeps a code cache per command: written by a first run, a damaged one recompiled and rewritten", () => {
