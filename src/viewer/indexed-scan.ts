@@ -3,7 +3,6 @@ import { checkStamp } from "../file/file-stamp.js";
 import { IndexBuilder, NotIndexable, scanInto } from "../file/sidecar-index-builder.js";
 import { loadCachedIndex, saveCachedIndex } from "../file/sidecar-index-cache.js";
 import type { SessionIndex } from "../file/sidecar-index-model.js";
-import type { RawLine } from "../format/jsonl/lines.js";
 import { lookOfLine } from "./line-look.js";
 import { loadLooks, saveLooks } from "./looks-cache.js";
 
@@ -52,17 +51,24 @@ export function indexWithLooks(sessionPath: string, fd: number): IndexedLooks | 
 class LookingBuilder extends IndexBuilder {
   looks = new Uint8Array(1 << 12);
 
-  override onLine(raw: RawLine): void {
-    const before = this.ids.length;
-    super.onLine(raw);
+  override onBytes(
+    buffer: Buffer,
+    start: number,
+    end: number,
+    line: number,
+    offset: number,
+    mayGlue: boolean,
+  ): void {
+    const before = this.count;
+    super.onBytes(buffer, start, end, line, offset, mayGlue);
     // A line of several records (a lost newline) is an issue of the index: the viewer reads it whole.
-    if (this.ids.length !== before + 1) return;
+    if (this.count !== before + 1) return;
     if (before === this.looks.length) {
       const bigger = new Uint8Array(this.looks.length * 2);
       bigger.set(this.looks);
       this.looks = bigger;
     }
-    this.looks[before] = lookOfLine(raw.bytes, this.kinds[before] as number);
+    this.looks[before] = lookOfLine(buffer.subarray(start, end), this.kinds[before] as number, this.lineRole);
   }
 }
 

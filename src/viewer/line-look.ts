@@ -1,7 +1,7 @@
 import { ENTRY_TYPES, type EntryType, type SessionEntry } from "../core/entry.js";
 import { checkEntry } from "../core/validate.js";
 import { KIND } from "../file/sidecar-index-kind.js";
-import { scanEntryPrefix } from "../format/jsonl/lines.js";
+import { PrefixSpans, ROLE, type RoleCode, sameBytes, scanPrefixSpans } from "../format/jsonl/lines.js";
 import { entryLook, LOOKS, type Look } from "./browser/entry-line.js";
 
 /**
@@ -11,8 +11,9 @@ import { entryLook, LOOKS, type Look } from "./browser/entry-line.js";
  *
  * A type other than `message` says its look alone. A message's look is its role's, except that
  * an assistant's that stopped on an error and a tool result that is an error draw as errors: the
- * role is read from the line's start (`scanEntryPrefix`), `stopReason` and `isError` from its end,
- * where pi and sessiontree write them (`…,"stopReason":"stop","timestamp":…}}`). The end is read
+ * role is read from the line's start (`scanPrefixSpans`, by the indexer as it goes), `stopReason`
+ * and `isError` from its end, where pi and sessiontree write them
+ * (`…,"stopReason":"stop","timestamp":…}}`). The end is read
  * only when it is plain (no escape from the key to the line's end, only scalars after the value,
  * the line closing two objects): then the key is one of the object that is the entry's last field,
  * `message` as pi writes entries. Any other line is parsed, so its look is `entryLook`'s own.
@@ -59,15 +60,17 @@ export function lookOfKind(kind: number): LookCode | null {
 
 /**
  * The look of an entry of `kind` whose line is `line` (without its newline). A line that does not
- * end its object (cut short, as by a torn write) needs the whole read, which reports it.
+ * end its object (cut short, as by a torn write) needs the whole read, which reports it. `role`:
+ * the message role the indexer read from the line's start (`PrefixSpans`), when it did; null to
+ * read it here.
  */
-export function lookOfLine(line: Buffer, kind: number): LookCode {
+export function lookOfLine(line: Buffer, kind: number, role: RoleCode | null = null): LookCode {
   if (line[line.length - 1] !== CLOSE) return NEEDS_WHOLE_READ;
   if (mayHoldAnotherRecord(line) && parse(line) === null) return NEEDS_WHOLE_READ;
   const known = lookOfKind(kind);
   if (known !== null) return known;
   if (kind === CUSTOM) return customLook(line);
-  return plainMessageLook(line, kind) ?? parsedLook(line);
+  return plainMessageLook(line, kind, role) ?? parsedLook(line);
 }
 
 /** A custom entry is parsed: a subagent's line is named from the lines around it. */
@@ -79,20 +82,27 @@ function customLook(line: Buffer): LookCode {
 const STOP_KEY = Buffer.from('"stopReason":');
 const IS_ERROR_KEY = Buffer.from('"isError":');
 
-function plainMessageLook(line: Buffer, kind: number): LookCode | null {
+/** Filled by `roleOfLine`, line after line. */
+const SPANS = new PrefixSpans();
+
+function roleOfLine(line: Buffer): RoleCode {
+  return scanPrefixSpans(line, 0, line.length, SPANS) ? SPANS.role : ROLE.unread;
+}
+
+function plainMessageLook(line: Buffer, kind: number, known: RoleCode | null): LookCode | null {
   // The indexer read an assistant's role already (half of a session's lines): not read again.
-  const role = kind === KIND.assistant ? "assistant" : scanEntryPrefix(line)?.role;
+  const role = kind === KIND.assistant ? ROLE.assistant : (known ?? roleOfLine(line));
   switch (role) {
-    case undefined:
+    case ROLE.unread:
       return null;
-    case "user":
+    case ROLE.user:
       return look("user");
-    case "assistant": {
+    case ROLE.assistant: {
       const stop = lastFieldValue(line, STOP_KEY);
       if (stop === null) return null;
       return look(stop === '"error"' || stop === '"aborted"' ? "error" : "assistant");
     }
-    case "toolResult": {
+    case ROLE.toolResult: {
       const failed = lastFieldValue(line, IS_ERROR_KEY);
       if (failed === null) return null;
       return look(failed === "true" ? "error" : "tool");
@@ -109,7 +119,9 @@ function parsedLook(line: Buffer): LookCode {
 
 const RECORD_START = Buffer.from('{"type":"');
 /** The `type` of every record a session line may start with (entries and the header). */
-const RECORD_TYPES = new Set<string>([...Object.keys(ENTRY_TYPES), "session"]);
+const RECORD_TYPES: readonly Buffer[] = [...Object.keys(ENTRY_TYPES), "session"].map((type) =>
+  Buffer.from(type),
+);
 
 /**
  * Whether a record starts inside the line, as when pi's next line was written after a torn one
@@ -120,10 +132,23 @@ const RECORD_TYPES = new Set<string>([...Object.keys(ENTRY_TYPES), "session"]);
  */
 function mayHoldAnotherRecord(line: Buffer): boolean {
   for (let at = line.indexOf(RECORD_START, 1); at >= 0; at = line.indexOf(RECORD_START, at + 1)) {
-    const from = at + RECORD_START.length;
-    const end = line.indexOf(QUOTE, from);
-    if (end > from && end - from <= 24 && RECORD_TYPES.has(line.toString("latin1", from, end))) return true;
+    // Most lines have a nested `{"type":"text"` or two: each is told apart by a few byte reads,
+    // with no string made and no search of the line's rest.
+    if (isRecordTypeAt(line, at + RECORD_START.length)) return true;
   }
+  return false;
+}
+
+/** The longest record type, and the bytes its closing quote may be found within. */
+const LONGEST_TYPE = Math.max(...RECORD_TYPES.map((type) => type.length));
+
+/** Whether a record type and its closing quote are at `start`. */
+function isRecordTypeAt(line: Buffer, start: number): boolean {
+  const last = Math.min(line.length, start + LONGEST_TYPE + 1);
+  let end = start;
+  while (end < last && line[end] !== QUOTE) end++;
+  if (end === last || end === start) return false;
+  for (const type of RECORD_TYPES) if (sameBytes(line, start, end, type)) return true;
   return false;
 }
 
@@ -152,11 +177,10 @@ export function lastFieldValue(line: Buffer, key: Buffer): string | null {
   // Looked for near the end only (a backward search of a long line is most of this function's
   // time): a key further back has more than TAIL_WINDOW bytes of fields after it, and such a line
   // is parsed, as any line this function does not answer for.
-  const from = Math.max(0, line.length - TAIL_WINDOW);
-  const found = line.subarray(from).lastIndexOf(key);
-  const at = found < 0 ? -1 : from + found;
+  // Byte loops, not Buffer searches: the bytes are few, and a search's call costs more than them.
+  const at = lastIndexFrom(line, key, Math.max(0, line.length - TAIL_WINDOW));
   if (at <= 0 || (line[at - 1] !== COMMA && line[at - 1] !== OPEN)) return null;
-  if (line.indexOf(BACKSLASH, at) >= 0) return null;
+  if (indexOfByte(line, BACKSLASH, at) >= 0) return null;
   let position = at + key.length;
   const first = scalarEnd(line, position);
   if (first < 0) return null;
@@ -174,10 +198,26 @@ export function lastFieldValue(line: Buffer, key: Buffer): string | null {
 /** How far from a line's end `lastFieldValue` looks for its key. */
 const TAIL_WINDOW = 512;
 
+/** Where the last `key` that starts at or after `from` is in `line`, or -1. */
+function lastIndexFrom(line: Buffer, key: Buffer, from: number): number {
+  for (let at = line.length - key.length; at >= from; at--) {
+    let i = 0;
+    while (i < key.length && line[at + i] === key[i]) i++;
+    if (i === key.length) return at;
+  }
+  return -1;
+}
+
+/** The first `byte` of `line` at or after `from`, or -1. */
+function indexOfByte(line: Buffer, byte: number, from: number): number {
+  for (let i = from; i < line.length; i++) if (line[i] === byte) return i;
+  return -1;
+}
+
 /** The end of `"key":scalar` at `start`, or -1. */
 function pairEnd(line: Buffer, start: number): number {
   if (line[start] !== QUOTE) return -1;
-  const close = line.indexOf(QUOTE, start + 1);
+  const close = indexOfByte(line, QUOTE, start + 1);
   if (close < 0 || line[close + 1] !== COLON) return -1;
   return scalarEnd(line, close + 2);
 }
@@ -185,7 +225,7 @@ function pairEnd(line: Buffer, start: number): number {
 /** The end of a string (no escapes: checked by the caller), number, true, false or null at `start`, or -1. */
 function scalarEnd(line: Buffer, start: number): number {
   if (line[start] === QUOTE) {
-    const close = line.indexOf(QUOTE, start + 1);
+    const close = indexOfByte(line, QUOTE, start + 1);
     return close < 0 ? -1 : close + 1;
   }
   let end = start;

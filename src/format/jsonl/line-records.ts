@@ -118,14 +118,3 @@ function byteParts(text: string, parts: readonly GluedPart[]): BytePart[] {
   };
   return parts.map((part) => ({ start: toByte(part.start), end: toByte(part.end) }));
 }
-
-const GLUE = Buffer.from("}{");
-
-/**
- * Whether a line may hold records glued by a lost newline: for readers that skip `JSON.parse` on
- * lines whose start they recognise (the sidecar indexer). A single record never has `}{` outside
- * its strings, so a line without it is one record; a line with it is parsed to know.
- */
-export function mayHoldGluedRecords(bytes: Buffer): boolean {
-  return bytes.indexOf(GLUE) !== -1;
-}

@@ -103,13 +103,23 @@ export function isBlank(bytes: Buffer): boolean {
   return true;
 }
 
-/** What `scanEntryPrefix` reads from the start of an entry line without parsing it. */
-export interface EntryPrefix {
-  type: string;
-  id: string;
-  parentId: string | null;
-  /** The message role, for `message` lines whose `message` follows `timestamp` (as pi and we write them). */
-  role: string | undefined;
+/** A message role as `PrefixSpans` gives it, with no string made. */
+export const ROLE = { unread: 0, user: 1, assistant: 2, toolResult: 3, other: 4 } as const;
+export type RoleCode = (typeof ROLE)[keyof typeof ROLE];
+
+/**
+ * Where `scanPrefixSpans` found an entry line's `type`, `id` and `parentId` (byte positions in
+ * the buffer, quotes excluded; the parent's are -1 for `null`), and the role it read. One object
+ * is filled line after line: the indexer's scan makes no object or string per line.
+ */
+export class PrefixSpans {
+  typeStart = 0;
+  typeEnd = 0;
+  idStart = 0;
+  idEnd = 0;
+  parentStart = -1;
+  parentEnd = -1;
+  role: RoleCode = ROLE.unread;
 }
 
 const QUOTE = 0x22;
@@ -120,54 +130,91 @@ const PARENT_KEY = Buffer.from(',"parentId":');
 const NULL_WORD = Buffer.from("null");
 const TIMESTAMP_KEY = Buffer.from(',"timestamp":');
 const ROLE_KEY = Buffer.from(',"message":{"role":');
+const MESSAGE_TYPE = Buffer.from("message");
+const SESSION_TYPE = Buffer.from("session");
+const USER_ROLE = Buffer.from("user");
+const ASSISTANT_ROLE = Buffer.from("assistant");
+const TOOL_RESULT_ROLE = Buffer.from("toolResult");
 
 /**
- * Reads `type`, `id` and `parentId` from a line that starts the way pi and sessiontree write entries
- * (`{"type":…,"id":…,"parentId":…`), in a fraction of a JSON.parse. Returns null for any other
- * shape, or when a value holds an escape or non-ASCII byte: the caller then parses the line. It does
- * not prove the rest of the line is valid JSON; whoever uses the entry's content parses it then.
+ * Reads `type`, `id` and `parentId` of the line at bytes `start`–`end` of `buffer` when it starts
+ * the way pi and sessiontree write entries (`{"type":…,"id":…,"parentId":…`), in a fraction of a
+ * JSON.parse, into `spans` (and a message's role, when `message` follows `timestamp`). False for
+ * any other shape, or when a value holds an escape or non-ASCII byte (then `spans` is partly
+ * overwritten): the caller then parses the line. It does not prove the rest of the line is valid
+ * JSON; whoever uses the entry's content parses it then.
  */
-export function scanEntryPrefix(line: Buffer): EntryPrefix | null {
-  if (!startsWithAt(line, 0, TYPE_KEY)) return null;
-  const type = readPlainString(line, TYPE_KEY.length);
-  if (!type || type.value === "" || type.value === "session") return null;
-  if (!startsWithAt(line, type.end, ID_KEY)) return null;
-  const id = readPlainString(line, type.end + ID_KEY.length);
-  if (!id || id.value === "") return null;
-  if (!startsWithAt(line, id.end, PARENT_KEY)) return null;
-  let position = id.end + PARENT_KEY.length;
-  let parentId: string | null = null;
-  if (startsWithAt(line, position, NULL_WORD)) position += NULL_WORD.length;
-  else {
-    const parent = readPlainString(line, position);
-    if (!parent) return null;
-    parentId = parent.value;
-    position = parent.end;
+export function scanPrefixSpans(buffer: Buffer, start: number, end: number, spans: PrefixSpans): boolean {
+  if (!startsWithAt(buffer, start, end, TYPE_KEY)) return false;
+  const typeStart = start + TYPE_KEY.length + 1;
+  const typeEnd = plainStringEnd(buffer, typeStart - 1, end);
+  // An empty type and the header's are not entries.
+  if (typeEnd <= typeStart || sameBytes(buffer, typeStart, typeEnd, SESSION_TYPE)) return false;
+  if (!startsWithAt(buffer, typeEnd + 1, end, ID_KEY)) return false;
+  const idStart = typeEnd + 1 + ID_KEY.length + 1;
+  const idEnd = plainStringEnd(buffer, idStart - 1, end);
+  if (idEnd <= idStart) return false;
+  if (!startsWithAt(buffer, idEnd + 1, end, PARENT_KEY)) return false;
+  let position = idEnd + 1 + PARENT_KEY.length;
+  if (startsWithAt(buffer, position, end, NULL_WORD)) {
+    spans.parentStart = -1;
+    spans.parentEnd = -1;
+    position += NULL_WORD.length;
+  } else {
+    const parentEnd = plainStringEnd(buffer, position, end);
+    if (parentEnd < 0) return false;
+    spans.parentStart = position + 1;
+    spans.parentEnd = parentEnd;
+    position = parentEnd + 1;
   }
-  return { type: type.value, id: id.value, parentId, role: readRole(line, type.value, position) };
-}
-
-function readRole(line: Buffer, type: string, position: number): string | undefined {
-  if (type !== "message" || !startsWithAt(line, position, TIMESTAMP_KEY)) return undefined;
-  const timestamp = readPlainString(line, position + TIMESTAMP_KEY.length);
-  if (!timestamp || !startsWithAt(line, timestamp.end, ROLE_KEY)) return undefined;
-  return readPlainString(line, timestamp.end + ROLE_KEY.length)?.value;
-}
-
-function startsWithAt(line: Buffer, position: number, literal: Buffer): boolean {
-  if (position + literal.length > line.length) return false;
-  for (let i = 0; i < literal.length; i++) if (line[position + i] !== literal[i]) return false;
+  spans.typeStart = typeStart;
+  spans.typeEnd = typeEnd;
+  spans.idStart = idStart;
+  spans.idEnd = idEnd;
+  readRole(buffer, position, end, spans);
   return true;
 }
 
-/** A JSON string at `start` made of plain ASCII (no escapes), and the position after its quote. */
-function readPlainString(line: Buffer, start: number): { value: string; end: number } | null {
-  if (line[start] !== QUOTE) return null;
-  const close = line.indexOf(QUOTE, start + 1);
-  if (close === -1) return null;
-  for (let i = start + 1; i < close; i++) {
-    const byte = line[i] as number;
-    if (byte === BACKSLASH || byte >= 0x80 || byte < 0x20) return null;
+/** The role of a `message` line whose `message` follows `timestamp`; `ROLE.unread` otherwise. */
+function readRole(buffer: Buffer, position: number, end: number, spans: PrefixSpans): void {
+  spans.role = ROLE.unread;
+  if (!sameBytes(buffer, spans.typeStart, spans.typeEnd, MESSAGE_TYPE)) return;
+  if (!startsWithAt(buffer, position, end, TIMESTAMP_KEY)) return;
+  const timestampEnd = plainStringEnd(buffer, position + TIMESTAMP_KEY.length, end);
+  if (timestampEnd < 0 || !startsWithAt(buffer, timestampEnd + 1, end, ROLE_KEY)) return;
+  const roleStart = timestampEnd + 1 + ROLE_KEY.length + 1;
+  const roleEnd = plainStringEnd(buffer, roleStart - 1, end);
+  if (roleEnd >= 0) spans.role = roleCode(buffer, roleStart, roleEnd);
+}
+
+function roleCode(buffer: Buffer, start: number, end: number): RoleCode {
+  if (sameBytes(buffer, start, end, USER_ROLE)) return ROLE.user;
+  if (sameBytes(buffer, start, end, ASSISTANT_ROLE)) return ROLE.assistant;
+  if (sameBytes(buffer, start, end, TOOL_RESULT_ROLE)) return ROLE.toolResult;
+  return ROLE.other;
+}
+
+function startsWithAt(buffer: Buffer, position: number, end: number, literal: Buffer): boolean {
+  if (position + literal.length > end) return false;
+  for (let i = 0; i < literal.length; i++) if (buffer[position + i] !== literal[i]) return false;
+  return true;
+}
+
+/** Whether bytes `start`–`end` of `buffer` are `literal`. */
+export function sameBytes(buffer: Buffer, start: number, end: number, literal: Buffer): boolean {
+  return end - start === literal.length && startsWithAt(buffer, start, end, literal);
+}
+
+/**
+ * The position of the closing quote of a JSON string at `open` made of plain ASCII (no escape,
+ * no control or non-ASCII byte) that closes before `end`; -1 for any other.
+ */
+function plainStringEnd(buffer: Buffer, open: number, end: number): number {
+  if (open >= end || buffer[open] !== QUOTE) return -1;
+  for (let i = open + 1; i < end; i++) {
+    const byte = buffer[i] as number;
+    if (byte === QUOTE) return i;
+    if (byte === BACKSLASH || byte >= 0x80 || byte < 0x20) return -1;
   }
-  return { value: line.toString("latin1", start + 1, close), end: close + 1 };
+  return -1;
 }
