@@ -99,7 +99,25 @@ export function startProgress(io: CliIO, label: string, total: number, minTotal 
 
 /** Cuts text to one line of at most `width` characters. */
 export function oneLine(text: string, width: number): string {
+  return cutFromHead(text, width) ?? cutWhole(text, width);
+}
+
+function cutWhole(text: string, width: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (flat.length <= width) return flat;
   return `${flat.slice(0, Math.max(0, width - 1))}…`;
+}
+
+/**
+ * `cutWhole` of a long text (a tool result of megabytes, in a tree line) from its head alone:
+ * flattening the whole text to keep a terminal's width of it is most of `tree`'s drawing time.
+ * When the flattened head still has more than `width` characters before any trailing blanks, the
+ * whole text's line is `width - 1` of them and the ellipsis, exactly; null when it cannot tell.
+ */
+function cutFromHead(text: string, width: number): string | null {
+  const headLength = 4 * width + 64;
+  if (width < 1 || text.length <= headLength) return null;
+  const head = text.slice(0, headLength).replace(/\s+/g, " ").trim();
+  if (head.length <= width) return null;
+  return `${head.slice(0, width - 1)}…`;
 }

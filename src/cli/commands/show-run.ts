@@ -17,9 +17,25 @@ export async function runShow(
   const { path, at, context, sessionId, leafId } = await ctx.withSession(
     readablePath(ctx, ref),
     (manager, path) => {
-      const at = options.at === undefined ? manager.getLeafId() : resolveEntryId(manager.tree, options.at);
-      const context = manager.buildSessionContextAt(at);
-      return { path, at, context, sessionId: manager.getSessionId(), leafId: manager.getLeafId() };
+      const leafId = manager.getLeafId();
+      // The leaf's context needs only its path: a session opened through its sidecar index answers
+      // it from the lines it read. An entry given by `--at` is looked up in the whole tree.
+      if (options.at === undefined)
+        return {
+          path,
+          at: leafId,
+          context: manager.buildSessionContext(),
+          sessionId: manager.getSessionId(),
+          leafId,
+        };
+      const at = resolveEntryId(manager.tree, options.at);
+      return {
+        path,
+        at,
+        context: manager.buildSessionContextAt(at),
+        sessionId: manager.getSessionId(),
+        leafId,
+      };
     },
   );
   if (ctx.json) {

@@ -35,16 +35,19 @@ export async function runTree(
   const readable = readableSession(ctx, ref);
   const view = await ctx.withSession(
     readable.path,
-    (manager, path) => ({
-      path,
-      roots: manager.getTree(),
-      leafId: manager.getLeafId(),
-      issues: manager.getIssues(),
-      sessionId: manager.getSessionId(),
-      name: manager.getSessionName(),
-      count: manager.getEntries().length,
-      subagents: subagentNames(manager.getEntries()),
-    }),
+    (manager, path) => {
+      const entries = manager.getEntries();
+      return {
+        path,
+        roots: manager.getTree(),
+        leafId: manager.getLeafId(),
+        issues: manager.getIssues(),
+        sessionId: manager.getSessionId(),
+        name: manager.getSessionName(),
+        count: entries.length,
+        subagents: subagentNames(entries),
+      };
+    },
     { whole: true },
   );
   const { path, roots, leafId, issues, sessionId, name, count, subagents } = view;

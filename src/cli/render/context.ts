@@ -81,11 +81,27 @@ function thinkingLines(block: Block, options: ContextRenderOptions): string[] {
 
 const THINKING_BAR = "│ ";
 
+/**
+ * The first `maxLines` lines of `text` and how many more there are. Only the lines shown are cut
+ * out: a tool result of thousands of lines is counted, not split into a string per line.
+ */
 function clip(text: string, options: ContextRenderOptions): string[] {
-  const lines = text.split("\n");
-  if (options.maxLines <= 0 || lines.length <= options.maxLines) return lines;
-  return [
-    ...lines.slice(0, options.maxLines),
-    options.colors.dim(`… ${lines.length - options.maxLines} more lines (--full)`),
-  ];
+  const { maxLines } = options;
+  if (maxLines <= 0) return text.split("\n");
+  const shown: string[] = [];
+  let start = 0;
+  for (let end = text.indexOf("\n"); end !== -1 && shown.length < maxLines; end = text.indexOf("\n", start)) {
+    shown.push(text.slice(start, end));
+    start = end + 1;
+  }
+  // Fewer lines than the limit: the rest is the last of them.
+  if (shown.length < maxLines) return [...shown, text.slice(start)];
+  return [...shown, options.colors.dim(`… ${linesFrom(text, start)} more lines (--full)`)];
+}
+
+/** How many lines `text` holds from `start` on (a line per newline, and the one after the last). */
+function linesFrom(text: string, start: number): number {
+  let count = 1;
+  for (let at = text.indexOf("\n", start); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  return count;
 }

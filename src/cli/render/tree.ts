@@ -1,7 +1,12 @@
 import type { SessionEntry } from "../../core/entry.js";
 import { messageText } from "../../core/messages.js";
 import type { SessionTreeNode } from "../../core/tree.js";
-import { type DescribeContext, describeEntry, type EntryKind } from "../../format/describe.js";
+import {
+  type DescribeContext,
+  describeEntry,
+  type EntryDescription,
+  type EntryKind,
+} from "../../format/describe.js";
 import type { Colors } from "../io.js";
 import { oneLine } from "../io.js";
 
@@ -139,8 +144,9 @@ function nodeLine(
   const on = onPath.has(id);
   const symbol = isLeaf ? SYMBOLS.leaf : on ? SYMBOLS.onPath : SYMBOLS.offPath;
   const context = { subagent: options.subagents?.get(id) };
-  const { kind, tag } = describeEntry(node.entry, context);
-  const text = treeText(node.entry, context);
+  const description = describeEntry(node.entry, context);
+  const { kind, tag } = description;
+  const text = treeText(node.entry, context, description);
   const label = node.label ? ` [${node.label}]` : "";
   const leafMark = isLeaf ? " ← leaf" : "";
   const head = `${prefix}${symbol} ${id} ${tag}`;
@@ -155,8 +161,11 @@ function nodeLine(
  * The entry's text for its line. An assistant reply that is only thinking (and tool calls) shows its
  * thinking, marked `thinking:` so that without colours it never reads as what the model said.
  */
-export function treeText(entry: SessionEntry, context: DescribeContext = {}): string {
-  const { text } = describeEntry(entry, context);
+export function treeText(
+  entry: SessionEntry,
+  context: DescribeContext = {},
+  { text }: EntryDescription = describeEntry(entry, context),
+): string {
   if (entry.type !== "message") return text;
   const message = entry.message as { role?: unknown; content?: unknown };
   if (message.role !== "assistant" || !Array.isArray(message.content) || messageText(message).trim())
