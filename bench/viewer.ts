@@ -106,9 +106,11 @@ interface PaintBreakdown {
   opened: number;
   context: number;
   tree: number;
+  /** The requests the server handled before the paint, in order (its own clock). */
+  handled: HandledRequest[];
 }
 
-async function breakdownOf(page: Page): Promise<PaintBreakdown> {
+async function breakdownOf(page: Page): Promise<Omit<PaintBreakdown, "handled">> {
   const timings = await hook(page, "timings");
   const shape = await page.evaluate(() => {
     const entry = performance.getEntriesByType("resource").find((e) => e.name.includes("/api/shape")) as
@@ -139,8 +141,15 @@ function describeBreakdown(b: PaintBreakdown): string {
   return (
     `script ${ms(b.script)} · shape asked ${ms(b.asked)}, server ${ms(b.firstByte - b.asked)} ms, ` +
     `${b.kb.toFixed(0)} KB in by ${ms(b.received)}, in hand ${ms(b.shape)} · opened ${ms(b.opened)} · ` +
-    `context ${ms(b.context)} · tree ${ms(b.tree)}`
+    `context ${ms(b.context)} · tree ${ms(b.tree)}\n      server side: ${describeHandled(b.handled)}`
   );
+}
+
+/** Each request the server handled: its path and its start and answer, ms after the first's start. */
+function describeHandled(handled: HandledRequest[]): string {
+  const zero = handled[0]?.start ?? 0;
+  const ms = (n: number) => (n - zero).toFixed(0);
+  return handled.map((r) => `${r.path} ${ms(r.start)}→${ms(r.end)}`).join(", ");
 }
 
 /** Opens the session in a fresh page; ms from navigation start to the tree and context shown. */
@@ -261,10 +270,20 @@ function wholeSizes(): number[] {
 interface ServerChild {
   url: string;
   memory(): Promise<NodeJS.MemoryUsage>;
+  requests(): Promise<HandledRequest[]>;
   close(): Promise<void>;
 }
 
 const MEMORY_PATH = "/__bench/memory";
+/** The requests the server child handled, in order: what each asked and when (ms of its clock). */
+const REQUESTS_PATH = "/__bench/requests";
+
+/** A request as the server child handled it: its path, and its start and answer, ms since the first. */
+interface HandledRequest {
+  path: string;
+  start: number;
+  end: number;
+}
 
 async function startServer(root: string, cacheDir: string, whole: boolean): Promise<ServerChild> {
   const args = [...process.execArgv, fileURLToPath(import.meta.url), "--serve", root];
@@ -281,6 +300,7 @@ async function startServer(root: string, cacheDir: string, whole: boolean): Prom
   return {
     url,
     memory: async () => (await (await fetch(new URL(MEMORY_PATH, url))).json()) as NodeJS.MemoryUsage,
+    requests: async () => (await (await fetch(new URL(REQUESTS_PATH, url))).json()) as HandledRequest[],
     close: async () => {
       child.kill("SIGTERM");
       await exited;
@@ -291,11 +311,20 @@ async function startServer(root: string, cacheDir: string, whole: boolean): Prom
 /** `--serve ROOT [--whole]`: the viewer over ROOT on a free port; prints its URL. */
 async function serve(root: string, whole: boolean): Promise<void> {
   const app = createViewerApp(createLocalSource({ root, piDir: null, wholeRead: whole }));
+  const handled: HandledRequest[] = [];
+  const timed = async (request: Request, path: string): Promise<Response> => {
+    const start = performance.now();
+    const response = await app.fetch(request);
+    handled.push({ path, start, end: performance.now() });
+    return response;
+  };
   const server = createAdaptorServer({
-    fetch: (request: Request) =>
-      new URL(request.url).pathname === MEMORY_PATH
-        ? Response.json(process.memoryUsage())
-        : app.fetch(request),
+    fetch: (request: Request) => {
+      const url = new URL(request.url);
+      if (url.pathname === MEMORY_PATH) return Response.json(process.memoryUsage());
+      if (url.pathname === REQUESTS_PATH) return Response.json(handled);
+      return timed(request, url.pathname);
+    },
   });
   // The page's script is bundled at the first page asked for when running from source (an
   // installed package serves a prebuilt one): made now, so a cold paint is the session's read.
@@ -316,7 +345,7 @@ async function coldPaint(
   const server = await startServer(root, cacheDir, whole);
   try {
     const [page, ms] = await firstPaint(() => browser.newPage(), server.url, key);
-    const breakdown = await breakdownOf(page);
+    const breakdown = { ...(await breakdownOf(page)), handled: await server.requests() };
     await page.close();
     return { server, ms, breakdown };
   } catch (error) {

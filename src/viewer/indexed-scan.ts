@@ -3,7 +3,7 @@ import { checkStamp } from "../file/file-stamp.js";
 import { IndexBuilder, NotIndexable, scanInto } from "../file/sidecar-index-builder.js";
 import { loadCachedIndex, saveCachedIndex } from "../file/sidecar-index-cache.js";
 import type { SessionIndex } from "../file/sidecar-index-model.js";
-import { lookOfLine } from "./line-look.js";
+import { lookOfBytes, lookOfLine, RecordStarts } from "./line-look.js";
 import { loadLooks, saveLooks } from "./looks-cache.js";
 
 /** A session file's sidecar index and each entry's look (line-look.ts), by entry number. */
@@ -50,6 +50,9 @@ export function indexWithLooks(sessionPath: string, fd: number): IndexedLooks | 
 /** The indexer, also taking each new entry's look from the line it has in hand. */
 class LookingBuilder extends IndexBuilder {
   looks = new Uint8Array(1 << 12);
+  private readonly records = new RecordStarts();
+  /** The file offset of `buffer[0]` of the lines last handed over: another one, other bytes. */
+  private base = -1;
 
   override onBytes(
     buffer: Buffer,
@@ -68,7 +71,12 @@ class LookingBuilder extends IndexBuilder {
       bigger.set(this.looks);
       this.looks = bigger;
     }
-    this.looks[before] = lookOfLine(buffer.subarray(start, end), this.kinds[before] as number, this.lineRole);
+    if (offset - start !== this.base) {
+      this.base = offset - start;
+      this.records.reset();
+    }
+    const kind = this.kinds[before] as number;
+    this.looks[before] = lookOfBytes(buffer, start, end, kind, this.lineRole, this.records);
   }
 }
 
