@@ -20,9 +20,14 @@ export interface IndexedLooks {
  * index and the looks come from one scan of the file; found, the looks are one sequential read
  * that parses only the lines whose end it cannot read (line-look.ts). Null for a file the index
  * does not cover (older formats, no readable header). The looks are kept beside the index
- * (looks-cache.ts), so a later open with the index saved reads none of the lines.
+ * (looks-cache.ts), so a later open with the index saved reads none of the lines. A new index and
+ * its looks are written through `save` (at once by default; the viewer defers it past its answer).
  */
-export function indexWithLooks(sessionPath: string, fd: number): IndexedLooks | null {
+export function indexWithLooks(
+  sessionPath: string,
+  fd: number,
+  save: (work: () => void) => void = (work) => work(),
+): IndexedLooks | null {
   const stats = fstatSync(fd);
   const saved = loadCachedIndex(sessionPath);
   try {
@@ -39,7 +44,9 @@ export function indexWithLooks(sessionPath: string, fd: number): IndexedLooks | 
     const builder = new LookingBuilder();
     const index = scanInto(builder, fd, stats);
     const looks = builder.looks.subarray(0, index.ids.count);
-    if (saveCachedIndex(sessionPath, index)) saveLooks(sessionPath, index.stamp, looks);
+    save(() => {
+      if (saveCachedIndex(sessionPath, index)) saveLooks(sessionPath, index.stamp, looks);
+    });
     return { index, looks, state: "rebuilt" };
   } catch (error) {
     if (error instanceof NotIndexable) return null;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -109,6 +109,8 @@ describe("a session file served through its sidecar index", () => {
     const session = await createLocalSource({ root, piDir: null, wholeRead }).loadSession(key);
     return { session, loaded: LoadedSession.of(session) };
   };
+  /** The viewer writes a new index and its looks after it answers: one turn of the event loop. */
+  const saved = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   /** Every answer the viewer's routes give, compared as the JSON they are sent as. */
   async function assertSameAnswers(indexed: LoadedSession, whole: LoadedSession): Promise<void> {
@@ -165,6 +167,9 @@ describe("a session file served through its sidecar index", () => {
     rmSync(indexPathFor(path), { force: true });
     const first = await open(false);
     assert.ok(attachedView(first.session), "served through the index");
+    assert.equal(existsSync(indexPathFor(path)), false, "the index is written after the answer");
+    await saved();
+    assert.equal(existsSync(indexPathFor(path)), true, "then written");
     assert.equal(
       JSON.parse(first.loaded.shapeJson()).ids.includes(leafMarker),
       true,
@@ -191,21 +196,22 @@ describe("a session file served through its sidecar index", () => {
     rmSync(looksPathFor(path), { force: true });
     const whole = await open(true);
     await open(false);
-    const saved = readFileSync(looksPathFor(path));
-    const looksAt = saved.indexOf(0x0a) + 1;
+    await saved();
+    const kept = readFileSync(looksPathFor(path));
+    const looksAt = kept.indexOf(0x0a) + 1;
     const shape = JSON.parse(whole.loaded.shapeJson()) as { looks: string };
     // A byte per entry of the index: the shown nodes and the hidden leaf markers.
-    assert.ok(saved.length - looksAt > shape.looks.length);
+    assert.ok(kept.length - looksAt > shape.looks.length);
     // A look changed in the kept file is what the next open shows: the lines were not read again.
-    const tampered = Buffer.from(saved);
+    const tampered = Buffer.from(kept);
     tampered[looksAt] = (tampered[looksAt] as number) === 0 ? 1 : 0;
     writeFileSync(looksPathFor(path), tampered);
     const fromCache = JSON.parse((await open(false)).loaded.shapeJson()) as { looks: string };
     assert.notEqual(fromCache.looks[0], shape.looks[0], "the kept looks were used");
     // Torn (a byte short): not used, made again from the lines.
-    writeFileSync(looksPathFor(path), saved.subarray(0, saved.length - 1));
+    writeFileSync(looksPathFor(path), kept.subarray(0, kept.length - 1));
     await assertSameAnswers((await open(false)).loaded, whole.loaded);
-    assert.deepEqual(readFileSync(looksPathFor(path)), saved, "written again");
+    assert.deepEqual(readFileSync(looksPathFor(path)), kept, "written again");
     // The file grew: the kept looks serve the entries the older index covered, the new are read.
     const sm = SessionManager.open(path, undefined, undefined, { root });
     sm.appendMessage({
