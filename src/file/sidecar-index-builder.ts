@@ -1,5 +1,5 @@
 import { readSync, type Stats } from "node:fs";
-import { CURRENT_SESSION_VERSION, ENTRY_TYPES, type EntryType } from "../core/entry.js";
+import { CURRENT_SESSION_VERSION } from "../core/entry.js";
 import type { BytePart, SessionIssue } from "../core/issues.js";
 import { checkEntry, checkHeader } from "../core/validate.js";
 import { type LineRecord, readLineRecords } from "../format/jsonl/line-records.js";
@@ -7,7 +7,6 @@ import {
   isBlank,
   PrefixSpans,
   type RawLine,
-  ROLE,
   type RoleCode,
   sameBytes,
   scanPrefixSpans,
@@ -15,7 +14,7 @@ import {
 import { takeStamp } from "./file-stamp.js";
 import { CHUNK } from "./read-file.js";
 import { IdSet } from "./sidecar-index-ids.js";
-import { KIND, kindOfEntry } from "./sidecar-index-kind.js";
+import { KIND, kindOfEntry, kindOfTypeBytes } from "./sidecar-index-kind.js";
 import { DANGLING, type LinePosition, NO_PARENT, type SessionIndex } from "./sidecar-index-model.js";
 
 /** Thrown inside the indexer for files it does not index (older formats): callers read the whole file. */
@@ -94,18 +93,7 @@ function scanLines(
 /** Entry numbers are kept in columns that start this long and double as needed. */
 const FIRST_ROWS = 1 << 12;
 const OPEN_BRACE = 0x7b;
-
-/**
- * The kind of an entry type read from a line's bytes: every registry type but `message` (whose
- * kind is its role's) and `custom` (parsed), as names and codes side by side.
- */
-const TYPE_NAMES = Object.keys(ENTRY_TYPES).filter((type) => type !== "message" && type !== "custom");
-const TYPE_BYTES: readonly Buffer[] = TYPE_NAMES.map((type) => Buffer.from(type));
-const TYPE_CODES: readonly number[] = TYPE_NAMES.map((type) => ENTRY_TYPES[type as EntryType].code);
-const MESSAGE_TYPE = Buffer.from("message");
 const CUSTOM_TYPE = Buffer.from("custom");
-/** Not a kind: the line is parsed. */
-const PARSE = -1;
 
 /** Collects entries while scanning; also continues an existing index over appended lines. */
 export class IndexBuilder {
@@ -180,8 +168,9 @@ export class IndexBuilder {
   private indexFromStart(buffer: Buffer, start: number, end: number, line: number, offset: number): boolean {
     const spans = this.spans;
     if (!scanPrefixSpans(buffer, start, end, spans)) return false;
-    const kind = kindOfSpans(buffer, spans);
-    if (kind === PARSE) return false;
+    // A custom entry is parsed: a leaf marker is told from the others only by its customType.
+    if (sameBytes(buffer, spans.typeStart, spans.typeEnd, CUSTOM_TYPE)) return false;
+    const kind = kindOfTypeBytes(buffer, spans.typeStart, spans.typeEnd, spans.role);
     this.lineRole = spans.role;
     if (!this.ids.addBytes(buffer, spans.idStart, spans.idEnd)) return true;
     const { parentStart, parentEnd } = spans;
@@ -311,17 +300,4 @@ export class IndexBuilder {
 function grown<T extends Int32Array | Uint8Array | Float64Array | Uint32Array>(from: T, into: T): T {
   into.set(from);
   return into;
-}
-
-/** The kind of a line whose start was read, or `PARSE`: a custom entry, told apart only by its content. */
-function kindOfSpans(buffer: Buffer, spans: PrefixSpans): number {
-  const { typeStart, typeEnd } = spans;
-  if (sameBytes(buffer, typeStart, typeEnd, MESSAGE_TYPE)) {
-    if (spans.role === ROLE.unread) return KIND.messageUnknownRole;
-    return spans.role === ROLE.assistant ? KIND.assistant : KIND.message;
-  }
-  if (sameBytes(buffer, typeStart, typeEnd, CUSTOM_TYPE)) return PARSE;
-  for (let i = 0; i < TYPE_BYTES.length; i++)
-    if (sameBytes(buffer, typeStart, typeEnd, TYPE_BYTES[i] as Buffer)) return TYPE_CODES[i] as number;
-  return KIND.other;
 }

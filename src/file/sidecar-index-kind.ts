@@ -6,6 +6,7 @@ import {
   isLeafMarker,
   type SessionEntry,
 } from "../core/entry.js";
+import { ROLE, type RoleCode, sameBytes } from "../format/jsonl/lines.js";
 
 /**
  * An entry's kind in the sidecar index: what the context projection needs to know of an entry
@@ -31,9 +32,24 @@ const TYPE_OF_CODE = new Map<number, EntryType>(
   Object.entries(ENTRY_TYPES).map(([type, info]) => [info.code, type as EntryType]),
 );
 
-/** The kind of a line the indexer only scanned (type, and a message's role when it was read). */
-export function kindOfPrefix(type: string, role: string | undefined): number {
-  return type === "message" ? kindOfRole(role) : (entryTypeInfo(type)?.code ?? KIND.other);
+/** Every registry type but `message` (whose kind is its role's), as bytes beside its code. */
+const TYPE_NAMES = Object.keys(ENTRY_TYPES).filter((type) => type !== "message");
+const TYPE_BYTES: readonly Buffer[] = TYPE_NAMES.map((type) => Buffer.from(type));
+const TYPE_CODES: readonly number[] = TYPE_NAMES.map((type) => ENTRY_TYPES[type as EntryType].code);
+const MESSAGE_TYPE = Buffer.from("message");
+
+/**
+ * The kind of a line the indexer only scanned, from its type's bytes (`buffer[typeStart, typeEnd)`)
+ * and, for a message, the role read from its start (`ROLE.unread` when it was not).
+ */
+export function kindOfTypeBytes(buffer: Buffer, typeStart: number, typeEnd: number, role: RoleCode): number {
+  if (sameBytes(buffer, typeStart, typeEnd, MESSAGE_TYPE)) {
+    if (role === ROLE.unread) return KIND.messageUnknownRole;
+    return role === ROLE.assistant ? KIND.assistant : KIND.message;
+  }
+  for (let i = 0; i < TYPE_BYTES.length; i++)
+    if (sameBytes(buffer, typeStart, typeEnd, TYPE_BYTES[i] as Buffer)) return TYPE_CODES[i] as number;
+  return KIND.other;
 }
 
 export function kindOfEntry(entry: SessionEntry): number {

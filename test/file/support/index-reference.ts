@@ -10,6 +10,7 @@ import {
   CURRENT_SESSION_VERSION,
   ENTRY_TYPES,
   type EntryType,
+  entryTypeInfo,
   type SessionEntry,
 } from "../../../src/core/entry.js";
 import type { BytePart, SessionIssue } from "../../../src/core/issues.js";
@@ -17,7 +18,7 @@ import { checkEntry, checkHeader } from "../../../src/core/validate.js";
 import { takeStamp } from "../../../src/file/file-stamp.js";
 import { CHUNK } from "../../../src/file/read-file.js";
 import { NotIndexable } from "../../../src/file/sidecar-index-builder.js";
-import { KIND, kindOfEntry, kindOfPrefix } from "../../../src/file/sidecar-index-kind.js";
+import { KIND, kindOfEntry } from "../../../src/file/sidecar-index-kind.js";
 import {
   DANGLING,
   IdTable,
@@ -462,4 +463,11 @@ const GLUE = Buffer.from("}{");
 
 function mayHoldGluedRecords(bytes: Buffer): boolean {
   return bytes.indexOf(GLUE) !== -1;
+}
+
+/** The kind of a line the old indexer only scanned (its `kindOfPrefix`, kept as it was). */
+function kindOfPrefix(type: string, role: string | undefined): number {
+  if (type !== "message") return entryTypeInfo(type)?.code ?? KIND.other;
+  if (role === undefined) return KIND.messageUnknownRole;
+  return role === "assistant" ? KIND.assistant : KIND.message;
 }
