@@ -3,31 +3,17 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { CliIO } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { indexPathFor } from "../../src/file/sidecar-index.js";
 import { SessionManager } from "../../src/session/session-manager.js";
+import { capturedIO } from "../support/captured-io.js";
 
 const CWD = "/home/dev/project";
 
 /** Runs the CLI in-process, counting the whole reads of a session file it makes. */
 async function run(args: string[], root: string): Promise<{ code: number; out: string; wholeReads: number }> {
-  let out = "";
-  let err = "";
-  const io: CliIO = {
-    out: (text) => {
-      out += text;
-    },
-    err: (text) => {
-      err += text;
-    },
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    env: { HOME: root, SESSIONTREE_ROOT: root },
-    cwd: CWD,
-    columns: 120,
-  };
+  const { io, output } = capturedIO({ HOME: root, SESSIONTREE_ROOT: root }, CWD);
   const open = SessionFile.open;
   let wholeReads = 0;
   SessionFile.open = (...openArgs: Parameters<typeof open>) => {
@@ -36,8 +22,8 @@ async function run(args: string[], root: string): Promise<{ code: number; out: s
   };
   try {
     const code = await main(args, io);
-    assert.equal(code, 0, err);
-    return { code, out, wholeReads };
+    assert.equal(code, 0, output.stderr);
+    return { code, out: output.stdout, wholeReads };
   } finally {
     SessionFile.open = open;
   }

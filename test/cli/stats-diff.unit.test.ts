@@ -9,11 +9,11 @@ import { runDiff } from "../../src/cli/commands/diff-run.js";
 import * as statsCommand from "../../src/cli/commands/stats.js";
 import { parseSince, runStats, type StatsOptions } from "../../src/cli/commands/stats-run.js";
 import { UsageError } from "../../src/cli/exit.js";
-import type { CliIO } from "../../src/cli/io.js";
 import { buildProgram } from "../../src/cli/program.js";
 import type { SessionEntry, SessionHeader } from "../../src/core/entry.js";
 import { encodeCwd } from "../../src/file/paths.js";
 import { encodeSession } from "../../src/format/jsonl/encode.js";
+import { capturedIO } from "../support/captured-io.js";
 import { entryMaker } from "../support/messages.js";
 import { FIXTURES } from "./helpers.js";
 
@@ -85,28 +85,9 @@ writeSession(makeElsewhere.header({ id: ELSEWHERE, cwd: OTHER }), [
   reply(makeElsewhere, "o2", "o1", { model: "gpt-5", provider: "openai", usage: usage(7, 0.01) }),
 ]);
 
-/** Streams that keep what a command prints. */
-function capturedIO(): { io: CliIO; output: { stdout: string; stderr: string } } {
-  const output = { stdout: "", stderr: "" };
-  const io: CliIO = {
-    out: (text) => {
-      output.stdout += text;
-    },
-    err: (text) => {
-      output.stderr += text;
-    },
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    env: {},
-    cwd: PROJECT,
-    columns: 120,
-  };
-  return { io, output };
-}
-
 /** Runs a command's run function in-process with captured output. */
 async function capture(json: boolean, run: (ctx: CommandContext) => Promise<void>) {
-  const { io, output } = capturedIO();
+  const { io, output } = capturedIO({}, PROJECT);
   await run(new CommandContext(new Cli(io), { root, json }));
   return output;
 }
@@ -253,7 +234,7 @@ describe("sessiontree diff", () => {
   });
 
   test("a v1 file (the pi fixture): a note says its ids change on every read", async () => {
-    const { io, output } = capturedIO();
+    const { io, output } = capturedIO({}, PROJECT);
     const ctx = new CommandContext(new Cli(io), { root, json: false });
     const v1 = join(FIXTURES, "large-session.jsonl");
     await assert.rejects(runDiff(ctx, "0000", undefined, { session: v1 }), { code: "entry_not_found" });
@@ -267,7 +248,7 @@ describe("sessiontree diff", () => {
 describe("the commands' declarations (options and arguments reach the run functions)", () => {
   /** The real program, with `stats` and `diff` added when program.ts does not register them yet. */
   async function run(args: string[]) {
-    const { io, output } = capturedIO();
+    const { io, output } = capturedIO({}, PROJECT);
     const cli = new Cli(io);
     const program = buildProgram(cli);
     for (const [name, command] of [

@@ -7,6 +7,7 @@ import { PostgresStore } from "../../src/store/postgres/index.js";
 import { PATH_RUNS_MIGRATION } from "../../src/store/postgres/path-runs-migration.js";
 import { SQL } from "../../src/store/postgres/sql.js";
 import type { SessionStore } from "../../src/store/store.js";
+import { Random } from "../support/random.js";
 import { chain, make, newOwner } from "./conformance/helpers.js";
 import { freshDatabase } from "./pg-database.js";
 
@@ -24,17 +25,6 @@ after(async () => {
   await store.close();
   await database.drop();
 });
-
-/** A small deterministic generator (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A batch: mostly a chain under the leaf, sometimes under an older entry, sometimes with an entry
@@ -63,7 +53,8 @@ async function grow(
   sessions: string[],
   seed: number,
 ): Promise<string[][]> {
-  const rand = random(seed);
+  const seeded = new Random(seed);
+  const rand = () => seeded.next();
   const known = sessions.map(() => [] as string[]);
   const leaves: Array<string | null> = sessions.map(() => null);
   for (let round = 0; round < 40; round++) {
@@ -86,7 +77,8 @@ async function sameReads(
   ids: string[],
   seed: number,
 ) {
-  const rand = random(seed);
+  const seeded = new Random(seed);
+  const rand = () => seeded.next();
   const pick = () => ids[Math.floor(rand() * ids.length)] as string;
   for (let i = 0; i < 40; i++) {
     const leaf = pick();
