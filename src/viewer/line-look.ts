@@ -230,17 +230,12 @@ const CLOSE = 0x7d;
 const OPEN = 0x7b;
 
 /**
- * The raw value (`"stop"`, `true`) of the last `key` of the line when it is one of the object
- * closed just before the line's last `}`: from the key on, no backslash, only `"key":scalar`
- * pairs, then `}}` ending the line. With no escape there, every quote opens or closes a string,
- * so the key is a real key of that object. Null for any other line.
+ * Where the raw value (`"stop"`, `true`) of the last `key` of the line at `start`..`end` of
+ * `buffer` starts (no string made), when it is one of the object closed just before the line's
+ * last `}`: from the key on, no backslash, only `"key":scalar` pairs, then `}}` ending the line.
+ * With no escape there, every quote opens or closes a string, so the key is a real key of that
+ * object. -1 for any other line.
  */
-export function lastFieldValue(line: Buffer, key: Buffer): string | null {
-  const at = lastFieldAt(line, 0, line.length, key);
-  return at < 0 ? null : line.toString("latin1", at, scalarEnd(line, at, line.length));
-}
-
-/** Where `lastFieldValue`'s value starts in the line at `start`..`end` of `buffer`, or -1 (no string made). */
 function lastFieldAt(buffer: Buffer, start: number, end: number, key: Buffer): number {
   // Looked for near the end only (a backward search of a long line is most of this function's
   // time): a key further back has more than TAIL_WINDOW bytes of fields after it, and such a line
@@ -259,7 +254,7 @@ function lastFieldAt(buffer: Buffer, start: number, end: number, key: Buffer): n
   return buffer[position] === CLOSE && buffer[position + 1] === CLOSE && position + 2 === end ? value : -1;
 }
 
-/** How far from a line's end `lastFieldValue` looks for its key. */
+/** How far from a line's end `lastFieldAt` looks for its key. */
 const TAIL_WINDOW = 512;
 
 /** Where the last `key` that starts at or after `from` and ends by `end` is in `buffer`, or -1. */
