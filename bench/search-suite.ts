@@ -8,10 +8,12 @@
  * again each run; the SQLite store database is reused as it is). PostgreSQL is the one
  * SESSIONTREE_TEST_PG_URL names, or a throwaway cluster (scripts/pg.mjs). Takes long at full size
  * (about 30 minutes on a loaded 2-core machine, most of it building the corpora and indexes):
- * `npm run bench -- --skip-search` leaves it out.
+ * `npm run bench -- --skip-search` leaves it out and keeps the last figures in the document;
+ * `npm run bench:search-suite` measures it alone (bench/search-doc.ts puts it in place).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 
 export interface SearchSuiteOptions {
@@ -132,7 +134,11 @@ export async function measureSearchSuite(
       ),
     ],
     markdown: [
-      `Written by bench/search-suite.ts: bench/search.ts (local files) and bench/search-stores.ts (stores) over ${scope}, warm queries; then stats.`,
+      `Measured on ${new Date().toISOString().slice(0, 10)} (load average ${loadavg()
+        .map((n) => n.toFixed(1))
+        .join(
+          ", ",
+        )} at the end) by bench/search-suite.ts: bench/search.ts (local files) and bench/search-stores.ts (stores) over ${scope}, warm queries; then stats.`,
       "",
       "```",
       local.output,
