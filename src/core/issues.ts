@@ -4,6 +4,8 @@
  */
 export type IssueCode =
   | "torn_tail"
+  /** The last line has no newline but whole records, read as part of the session (info). */
+  | "unterminated_line"
   | "invalid_json"
   /** Several records on one line (a lost newline): every one is kept, `repair` writes each on its own line. */
   | "glued_records"

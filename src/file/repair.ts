@@ -21,6 +21,7 @@ export interface RepairAction {
     | "collapsed_duplicate"
     | "dropped_conflicting_duplicate"
     | "cut_torn_tail"
+    | "ended_last_line"
     | "rebuilt_header"
     | "broke_cycle"
     | "migrated";
@@ -138,6 +139,14 @@ function actionForReadIssue(issue: SessionIssue): RepairAction[] {
   switch (issue.code) {
     case "torn_tail":
       return [{ kind: "cut_torn_tail", ...where(issue) }];
+    case "unterminated_line":
+      return [
+        {
+          kind: "ended_last_line",
+          ...where(issue),
+          message: `Line ${issue.line} had no newline: written with one`,
+        },
+      ];
     case "glued_records":
       return [
         { kind: "split_line", ...where(issue), message: `${issue.message}: written as separate lines` },

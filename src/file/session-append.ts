@@ -134,7 +134,9 @@ export class SessionAppender {
       this.contents.tree.restoreLeaf(leaf);
       throw error;
     }
-    if (entries.length > 0) this.writeLines(fd, data, entries.length);
+    // A last line another tool left without its newline gets it first, or our first line would be glued to it.
+    if (entries.length > 0)
+      this.writeLines(fd, this.contents.endsMidLine ? `\n${data}` : data, entries.length);
     return entries;
   }
 

@@ -1,4 +1,14 @@
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  statSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import { SessionTreeError } from "../core/errors.js";
@@ -6,6 +16,7 @@ import type { SessionIssue } from "../core/issues.js";
 import { SessionTree } from "../core/tree.js";
 import { encodeLine, encodeLines } from "../format/jsonl/encode.js";
 import { withExclusiveLock } from "./flock.js";
+import { quarantineBytes } from "./quarantine.js";
 import { SessionAppender } from "./session-append.js";
 import { type DecodedIntoTree, readForOpen, SessionContents } from "./session-read.js";
 import { writeAll } from "./write-all.js";
@@ -97,6 +108,8 @@ export class SessionFile {
       tornTail: null,
       completeBytes: state.bytes,
       completeLines: state.lines,
+      // A resume through the index ends at a newline: one that does not is read whole.
+      endsMidLine: false,
     };
     const tree = new SessionTree();
     for (const entry of state.entries) tree.load(entry);
@@ -110,20 +123,23 @@ export class SessionFile {
   /**
    * Creates a new file holding the header and `entries`, failing if the path exists with any
    * content (never overwrites; an empty file is taken over). The content goes out in one write.
+   * `replacing`: the file may hold exactly these bytes instead (a header cut short, torn-header.ts),
+   * which are moved aside, under the lock, before the write.
    */
   static create(
     path: string,
     header: SessionHeader,
     entries: readonly SessionEntry[],
     options: SessionFileOptions = {},
+    replacing?: Buffer,
   ): SessionFile {
     mkdirSync(dirname(path), { recursive: true });
     const data = encodeLine(header) + encodeLines(entries);
-    const fd = openNewOrEmpty(path);
+    const fd = openNewOrEmpty(path, replacing?.length ?? 0);
     try {
       withExclusiveLock(fd, () => {
         // An empty file may be claimed by two creators at once: only one writes the header.
-        if (fstatSync(fd).size !== 0) throw new SessionTreeError("io_error", `${path} is no longer empty`);
+        if (fstatSync(fd).size !== 0) moveAsideOrRefuse(path, fd, replacing);
         writeAll(fd, data);
         if (options.durability === "fsync") fsyncSync(fd);
       });
@@ -208,12 +224,34 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
-/** Creates the file, or opens an existing empty one (nothing to lose); never an existing non-empty file. */
-function openNewOrEmpty(path: string): number {
+/**
+ * Creates the file, or opens an existing empty one (nothing to lose), or one of `replaceable`
+ * bytes (checked under the lock by `moveAsideOrRefuse`); never any other existing file.
+ */
+function openNewOrEmpty(path: string, replaceable: number): number {
   try {
     return openSync(path, "wx");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST" || statSync(path).size !== 0) throw error;
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const size = statSync(path).size;
+    if (size !== 0 && size !== replaceable) throw error;
     return openSync(path, constants.O_RDWR | constants.O_APPEND);
   }
+}
+
+/** Under the lock, a file about to be created that is not empty: the bytes it may hold go aside, else no write. */
+function moveAsideOrRefuse(path: string, fd: number, replacing: Buffer | undefined): void {
+  const size = fstatSync(fd).size;
+  const found = Buffer.alloc(size);
+  if (
+    replacing &&
+    size === replacing.length &&
+    readSync(fd, found, 0, size, 0) === size &&
+    found.equals(replacing)
+  ) {
+    quarantineBytes(path, 0, found);
+    ftruncateSync(fd, 0);
+    return;
+  }
+  throw new SessionTreeError("io_error", `${path} is no longer empty`);
 }

@@ -21,9 +21,11 @@ export type DecodedIntoTree = Omit<DecodedSession, "entries">;
 export class SessionContents {
   tree = new SessionTree();
   issues: SessionIssue[] = [];
-  /** Bytes and lines read, up to and including the last complete line. */
+  /** Bytes and lines read, up to and including the last complete line (or whole last records: `endsMidLine`). */
   bytes = 0;
   lines = 0;
+  /** The file ends with records whose line has no newline yet: the next write starts with one. */
+  endsMidLine = false;
 
   /** `tree` holds the entries of `decoded`, loaded while it was read (`readIntoTree`). */
   constructor(
@@ -57,22 +59,26 @@ export class SessionContents {
       tree.loadAt(entry, line, offset, true),
     );
     const decoded = readFromFd(fd, this.bytes, decoder);
-    this.issues.push(...decoded.issues.filter((issue) => issue.code !== "torn_tail"));
+    this.issues.push(...decoded.issues.filter((issue) => !FILE_END_CODES.has(issue.code)));
     this.bytes = decoded.completeBytes;
     this.lines = decoded.completeLines;
+    this.endsMidLine = decoded.endsMidLine;
   }
 
-  /** Our own lines reached the file (their entries are in the tree already). */
+  /** Our own lines reached the file (their entries are in the tree already), after a newline ending the last line's when it had none. */
   wrote(bytes: number, lines: number): void {
     this.bytes += bytes;
     this.lines += lines;
+    this.endsMidLine = false;
   }
 
   private adopt(decoded: DecodedIntoTree, tree: SessionTree, inode: number): void {
     this.tree = tree;
-    this.issues = decoded.issues;
+    // A torn tail is the session's problem until a write moves it aside; a last line without its newline is not one.
+    this.issues = decoded.issues.filter((issue) => issue.code !== "unterminated_line");
     this.bytes = decoded.completeBytes;
     this.lines = decoded.completeLines;
+    this.endsMidLine = decoded.endsMidLine;
     this.inode = inode;
   }
 }
@@ -86,6 +92,9 @@ export function readIntoTree(fd: number): { decoded: DecodedIntoTree; tree: Sess
   const decoder = new SessionDecoder(undefined, (entry, line, offset) => tree.loadAt(entry, line, offset));
   return { decoded: readFromFd(fd, 0, decoder), tree };
 }
+
+/** Issues about how the file ends (a torn tail, a last line without newline), which the next write changes. */
+const FILE_END_CODES = new Set<SessionIssue["code"]>(["torn_tail", "unterminated_line"]);
 
 /**
  * Reads a whole session file to open it, into a tree; a file that is not a session is an error,

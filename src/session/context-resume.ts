@@ -105,12 +105,16 @@ function resumeFrom(
   }
   const entries = wanted === null ? null : reader.entries(wanted);
   if (entries === null) return null;
+  const tail = reader.tornTail();
+  // Whole records on a last line with no newline belong to the session, and the index stops
+  // before them (it holds complete lines): the whole read takes them in.
+  if (tail.some((issue) => issue.code === "unterminated_line")) return null;
   const result = {
     header,
     leafId: index.leaf < 0 ? null : index.ids.at(index.leaf),
     entries,
     context: projectContext(entries),
-    issues: [...index.issues, ...reader.tornTail()],
+    issues: [...index.issues, ...tail],
     index: state,
     coverage: reader.coverage(),
   } as PathOnlySession;

@@ -9,6 +9,7 @@ import type { AppendableMessage, ImageContent, TextContent } from "../core/messa
 import type { SessionTree, SessionTreeNode } from "../core/tree.js";
 import { sessionDirFor, sessionFileName } from "../file/paths.js";
 import { SessionFile } from "../file/session-file.js";
+import { tornHeaderOf } from "../file/torn-header.js";
 import type { SessionBacking, WholeBacking } from "./backing/backing.js";
 import { type BackingSource, fileSource, memorySource } from "./backing/backing-source.js";
 import { extractBranch } from "./extract-branch.js";
@@ -147,13 +148,18 @@ export class SessionManager {
 
   // ---- session switching ----
 
-  /** Switches to another session file (used for resume). A missing file starts a new session there. */
+  /**
+   * Switches to another session file (used for resume). A missing or empty file starts a new
+   * session there, as in pi, and so does a file holding only a header cut short (its bytes are
+   * moved aside by the first write, not overwritten as pi does).
+   */
   setSessionFile(sessionFile: string): void {
     const path = resolve(sessionFile);
     const size = existsSync(path) ? statSync(path).size : 0;
-    if (size === 0) {
+    const torn = tornHeaderOf(path, size);
+    if (size === 0 || torn !== null) {
       // Nothing to lose: start a new session that will be written at this path.
-      this.startNew(newHeader(this.cwd, {}), path);
+      this.startNew(newHeader(this.cwd, {}), path, torn ?? undefined);
       return;
     }
     this.replaceBacking(() => this.source.open(path, size));
@@ -371,9 +377,9 @@ export class SessionManager {
     return whole;
   }
 
-  /** A new, empty session, at `path` when given. */
-  private startNew(header: SessionHeader, path?: string): void {
-    this.replaceBacking(() => this.source.fresh(header, path));
+  /** A new, empty session, at `path` when given (which may hold a header cut short: `replacing`). */
+  private startNew(header: SessionHeader, path?: string, replacing?: Buffer): void {
+    this.replaceBacking(() => this.source.fresh(header, path, replacing));
   }
 
   /** Lets go of the current session's file and lease, then opens the next one. */

@@ -45,11 +45,17 @@ const sample = sampleSession();
 const lines = splitLines(sample.bytes);
 const entryLines = lines.slice(1);
 
-/** What a reader must recover from the first `cut` bytes: the entries whose line and newline fit. */
-function expectedAt(cut: number): { entries: SessionEntry[]; tailStart: number } {
-  const whole = entryLines.filter((line: LineSpan) => line.end <= cut);
-  const tailStart = whole.length > 0 ? (whole[whole.length - 1] as LineSpan).end : (lines[0] as LineSpan).end;
-  return { entries: sample.entries.slice(0, whole.length), tailStart };
+/**
+ * What a reader must recover from the first `cut` bytes: the entries whose line fits, newline
+ * included, or without its newline only (a whole record on a last line with no newline is read,
+ * as pi reads it); `tailStart` is where the bytes that are not part of the session begin.
+ */
+function expectedAt(cut: number): { entries: SessionEntry[]; tailStart: number; endsMidLine: boolean } {
+  const whole = entryLines.filter((line: LineSpan) => line.end - 1 <= cut);
+  const last = whole[whole.length - 1];
+  const endsMidLine = last !== undefined && last.end - 1 === cut;
+  const tailStart = last ? Math.min(last.end, cut) : (lines[0] as LineSpan).end;
+  return { entries: sample.entries.slice(0, whole.length), tailStart, endsMidLine };
 }
 
 let counter = 0;
@@ -87,17 +93,11 @@ const appendWithManager: Appender = (path) => {
 function checkCut(cut: number, append: Appender): void {
   const path = writeCut(cut);
   const headerEnd = (lines[0] as LineSpan).end;
-  if (cut < headerEnd) {
-    // The header itself is torn: the file is refused with a typed error and left exactly as it was.
-    assert.throws(
-      () => append(path),
-      (error) => isSessionTreeError(error),
-      `cut ${cut}`,
-    );
-    assert.deepEqual(readFileSync(path), sample.bytes.subarray(0, cut), `cut ${cut}: file changed`);
+  if (cut < headerEnd - 1) {
+    checkTornHeader(path, cut, append);
     return;
   }
-  const { entries, tailStart } = expectedAt(cut);
+  const { entries, tailStart, endsMidLine } = expectedAt(cut);
   const tail = sample.bytes.subarray(tailStart, cut);
 
   const opened = SessionFile.open(path);
@@ -124,13 +124,18 @@ function checkCut(cut: number, append: Appender): void {
     sample.bytes.subarray(0, tailStart),
     `cut ${cut}: prefix kept`,
   );
-  const newLines = splitLines(after.subarray(tailStart));
+  // A last line left without its newline gets it before the new line.
+  const added = after.subarray(endsMidLine ? tailStart + 1 : tailStart);
+  if (endsMidLine) assert.equal(after[tailStart], 10, `cut ${cut}: the last line's newline written first`);
+  const newLines = splitLines(added);
   assert.equal(newLines.length, 1, `cut ${cut}: exactly one new line`);
   assert.ok(newLines[0]?.terminated, `cut ${cut}: new line terminated`);
+  const kept = quarantinesAt(path, tailStart);
   if (tail.length > 0) {
-    const kept = quarantinesAt(path, tailStart);
     assert.equal(kept.length, 1, `cut ${cut}: one quarantine file`);
     assert.deepEqual(kept[0], tail, `cut ${cut}: torn bytes kept byte-for-byte`);
+  } else {
+    assert.equal(kept.length, 0, `cut ${cut}: nothing was torn`);
   }
 
   const reopened = SessionFile.open(path);
@@ -138,6 +143,37 @@ function checkCut(cut: number, append: Appender): void {
   assert.equal(reopened.tree.getLeafId(), appended.id, `cut ${cut}: leaf`);
   assert.equal(reopened.tree.getStoredEntries().length, entries.length + 1, `cut ${cut}: entry count`);
   reopened.close();
+  rmSync(join(path, ".."), { recursive: true });
+}
+
+/**
+ * The header itself is cut (or the file is empty). `SessionFile.open` refuses it with a typed
+ * error and leaves it exactly as it was; the session manager starts a new session in it, as pi
+ * does, and its first write moves the cut bytes aside instead of overwriting them.
+ */
+function checkTornHeader(path: string, cut: number, append: Appender): void {
+  const before = sample.bytes.subarray(0, cut);
+  if (append === appendWithFile) {
+    assert.throws(
+      () => append(path),
+      (error) => isSessionTreeError(error),
+      `cut ${cut}`,
+    );
+    assert.deepEqual(readFileSync(path), before, `cut ${cut}: file changed`);
+  } else {
+    const appended = append(path);
+    assert.equal(appended.parentId, null, `cut ${cut}: a new session's first entry`);
+    const reopened = SessionFile.open(path);
+    assert.deepEqual(reopened.getIssues(), [], `cut ${cut}: reopens cleanly`);
+    assert.deepEqual(
+      reopened.tree.getStoredEntries().map((e) => e.id),
+      [appended.id],
+      `cut ${cut}: the new session`,
+    );
+    reopened.close();
+    const kept = quarantinesAt(path, 0);
+    assert.deepEqual(kept, cut === 0 ? [] : [before], `cut ${cut}: the cut header kept byte-for-byte`);
+  }
   rmSync(join(path, ".."), { recursive: true });
 }
 
@@ -163,6 +199,7 @@ test("a cut inside the large line, and a cut that leaves a complete JSON entry w
   const big = entryLines.find((line) => line.bytes.includes(Buffer.from('"big"'))) as LineSpan;
   for (const cut of [big.offset + 1, big.offset + 10_000, big.end - 2, big.end - 1])
     checkCut(cut, appendWithFile);
-  // end - 1 is exactly "the whole JSON, no newline": still not part of the session.
+  // end - 1 is exactly "the whole JSON, no newline": read as part of the session, as pi reads it.
   assert.equal(sample.bytes[big.end - 1], 10);
+  assert.deepEqual(expectedAt(big.end - 1).entries.at(-1)?.id, "big");
 });

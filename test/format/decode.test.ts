@@ -110,9 +110,9 @@ describe("decodeSession", () => {
     );
   });
 
-  test("a line without a newline is a torn tail for files, the last line for whole texts", () => {
-    const torn = entry("b", "a");
-    const text = `${lines(header, entry("a", null))}${JSON.stringify(torn)}`;
+  test("a cut line without a newline is a torn tail for files, the last line for whole texts", () => {
+    const cut = JSON.stringify(entry("b", "a")).slice(0, -1);
+    const text = `${lines(header, entry("a", null))}${cut}`;
     const asFile = decodeSession(text, { tailIsTorn: true });
     assert.deepEqual(
       asFile.entries.map((e) => e.entry.id),
@@ -123,11 +123,55 @@ describe("decodeSession", () => {
       [["torn_tail", 3, offsetOfLine(text, 3)]],
     );
     assert.equal(asFile.completeBytes, offsetOfLine(text, 3));
-    assert.equal(asFile.tornTail?.bytes.toString(), JSON.stringify(torn));
+    assert.equal(asFile.endsMidLine, false);
+    assert.equal(asFile.tornTail?.bytes.toString(), cut);
+    // A whole text (an import) has no writer that may still finish it: its last line is reported as any line.
     assert.deepEqual(
-      decodeSession(text).entries.map((e) => e.entry.id),
-      ["a", "b"],
+      decodeSession(text).issues.map((i) => [i.code, i.line]),
+      [["invalid_json", 3]],
     );
+  });
+
+  test("whole records on a last line without a newline are read, as pi reads them", () => {
+    const text = `${lines(header, entry("a", null))}${JSON.stringify(entry("b", "a"))}`;
+    const asFile = decodeSession(text, { tailIsTorn: true });
+    assert.deepEqual(
+      asFile.entries.map((e) => [e.entry.id, e.line, e.offset]),
+      [
+        ["a", 2, offsetOfLine(text, 2)],
+        ["b", 3, offsetOfLine(text, 3)],
+      ],
+    );
+    assert.deepEqual(
+      asFile.issues.map((i) => [i.code, i.severity, i.line, i.offset]),
+      [["unterminated_line", "info", 3, offsetOfLine(text, 3)]],
+    );
+    assert.equal(asFile.tornTail, null);
+    assert.equal(asFile.completeBytes, Buffer.byteLength(text));
+    assert.equal(asFile.completeLines, 3);
+    assert.equal(asFile.endsMidLine, true);
+    // The header alone, whole, without its newline: the session is there, empty.
+    const headerOnly = decodeSession(JSON.stringify(header), { tailIsTorn: true });
+    assert.deepEqual([headerOnly.header?.id, headerOnly.endsMidLine], [header.id, true]);
+  });
+
+  test("a last line without a newline stays a torn tail unless every record on it is a whole, valid one", () => {
+    const valid = JSON.stringify(entry("b", "a"));
+    for (const tail of [
+      `${valid}{"type":"message","id":"c"`, // a whole record, then a cut one
+      '{"type":"message","id":"x"}', // whole JSON, not a valid entry
+      `${valid}{"not":"an entry"}`,
+    ]) {
+      const text = `${lines(header, entry("a", null))}${tail}`;
+      const asFile = decodeSession(text, { tailIsTorn: true });
+      assert.deepEqual(
+        asFile.entries.map((e) => e.entry.id),
+        ["a"],
+        tail,
+      );
+      assert.equal(asFile.tornTail?.bytes.toString(), tail, tail);
+      assert.equal(asFile.endsMidLine, false, tail);
+    }
   });
 
   test("blank lines and CRLF line ends carry nothing and break nothing", () => {

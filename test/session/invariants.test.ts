@@ -1,21 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { isSessionTreeError } from "../../src/core/errors.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
+import { tempFolders } from "../support/temp-folders.js";
 import { assistant, contextTexts, user } from "./support/scenario.js";
 
-const root = mkdtempSync(join(tmpdir(), "st-invariants-"));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dirs = 0;
-function freshDir(): string {
-  const dir = join(root, `d${++dirs}`);
-  mkdirSync(dir);
-  return dir;
-}
+const { fresh: freshDir } = tempFolders("st-invariants");
 
 const T = "2026-01-01T00:00:00.000Z";
 const header = { type: "session", version: 3, id: "s1", timestamp: T, cwd: "/p" };

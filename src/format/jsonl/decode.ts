@@ -2,7 +2,7 @@ import { isAscii, isUtf8 } from "node:buffer";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../../core/entry.js";
 import type { BytePart, SessionIssue } from "../../core/issues.js";
 import { checkEntry, checkHeader } from "../../core/validate.js";
-import { readLineRecords } from "./line-records.js";
+import { type LineIssue, readLineRecords } from "./line-records.js";
 import { isBlank, LineSplitter, type RawLine } from "./lines.js";
 import { StreamingMigrator } from "./migrate.js";
 
@@ -30,8 +30,16 @@ export interface DecodedSession {
    * `repair` keeps.
    */
   tornTail: { offset: number; line: number; bytes: Buffer; entries: SessionEntry[] } | null;
-  /** Bytes up to and including the last complete line. */
+  /**
+   * Bytes read: up to and including the last complete line, or to the end of the file when its
+   * last line has no newline but holds complete records (`endsMidLine`).
+   */
   completeBytes: number;
+  /**
+   * The file's last line has no newline yet its records are whole and were read, as pi reads them
+   * (a file another tool wrote without a final newline): a writer puts the newline before its lines.
+   */
+  endsMidLine: boolean;
 }
 
 /**
@@ -62,6 +70,7 @@ export class SessionDecoder {
     migratedFrom: null,
     tornTail: null,
     completeBytes: 0,
+    endsMidLine: false,
   };
   private migrator: StreamingMigrator | null = null;
   private sawHeaderLine = false;
@@ -140,9 +149,15 @@ export class SessionDecoder {
   }
 
   finish(options: DecodeOptions = {}): DecodedSession {
+    this.result.completeBytes = this.splitter.completeBytes;
+    this.result.completeLines = this.splitter.completeLines;
     const tail = this.splitter.tail();
     if (tail && !isBlank(tail.bytes)) {
-      if (options.tailIsTorn) {
+      if (options.tailIsTorn && this.readWholeTail(tail)) {
+        this.result.completeBytes = tail.offset + tail.bytes.length;
+        this.result.completeLines = tail.line;
+        this.result.endsMidLine = true;
+      } else if (options.tailIsTorn) {
         const entries = this.completeEntriesOf(tail);
         this.result.tornTail = { ...tail, entries };
         this.result.issues.push({
@@ -156,9 +171,41 @@ export class SessionDecoder {
         this.onLine(tail);
       }
     }
-    this.result.completeBytes = this.splitter.completeBytes;
-    this.result.completeLines = this.splitter.completeLines;
     return this.result;
+  }
+
+  /**
+   * Reads an unterminated last line as part of the session when it is nothing but whole, valid
+   * records (the header, on line 1): a JSON object cannot be continued once closed, so its writer
+   * can only add the newline (or another record, which is then glued to it and read as such). pi
+   * reads such a line too. Anything else in it (a cut record, an invalid entry) keeps the whole
+   * line a torn tail, and so does a file still being migrated from an older version. True when read.
+   */
+  private readWholeTail(tail: RawLine): boolean {
+    if (this.migrator?.needed) return false;
+    const issues: LineIssue[] = [];
+    const records = readLineRecords(tail, (issue) => issues.push(issue));
+    if (records.length === 0 || issues.some((issue) => issue.code !== "glued_records")) return false;
+    const header = this.sawHeaderLine ? null : checkHeader(records[0]?.value);
+    if (header && !header.ok) return false;
+    // An older header migrates the entries after it: leave such a line to the torn-tail path.
+    if (header?.ok && (header.value.version ?? 1) < CURRENT_SESSION_VERSION && records.length > 1)
+      return false;
+    const entries = records
+      .slice(header ? 1 : 0)
+      .map(({ value, part }) => ({ checked: checkEntry(value), part }));
+    if (entries.some(({ checked }) => !checked.ok)) return false;
+    for (const issue of issues) this.report(issue, tail);
+    if (header) this.onRecord(records[0]?.value, tail.line, tail.offset, records[0]?.part ?? null);
+    for (const { checked } of entries) if (checked.ok) this.sink(checked.value, tail.line, tail.offset);
+    this.result.issues.push({
+      code: "unterminated_line",
+      severity: "info",
+      message: `Line ${tail.line} (${tail.bytes.length} bytes) ends the file without a newline; its ${records.length === 1 ? "record is" : "records are"} whole and read (the next append puts the newline first)`,
+      line: tail.line,
+      offset: tail.offset,
+    });
+    return true;
   }
 
   /**

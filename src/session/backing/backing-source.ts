@@ -14,8 +14,11 @@ import { MemoryBacking } from "./memory-backing.js";
 export interface BackingSource {
   /** An existing, non-empty session file. */
   open(path: string, size: number): SessionBacking;
-  /** A new, empty session; `path` when given, else a new file name in the session folder. */
-  fresh(header: SessionHeader, path?: string): SessionBacking;
+  /**
+   * A new, empty session; `path` when given, else a new file name in the session folder.
+   * `replacing`: the bytes of a header cut short that `path` holds (torn-header.ts).
+   */
+  fresh(header: SessionHeader, path?: string, replacing?: Buffer): SessionBacking;
   /** A new session holding `entries` (a branch of `previousPath`'s session), written at once. */
   holding(header: SessionHeader, entries: readonly SessionEntry[], previousPath?: string): SessionBacking;
 }
@@ -40,7 +43,8 @@ export function fileSource(
     options.open === "whole" ? null : IndexedBacking.open(path, size, options);
   return {
     open: (path, size) => indexed(path, size) ?? FileBacking.open(path, options),
-    fresh: (header, path) => FileBacking.unwritten(path ?? newPath(header), header, options),
+    fresh: (header, path, replacing) =>
+      FileBacking.unwritten(path ?? newPath(header), header, options, replacing),
     holding: (header, entries) => FileBacking.create(newPath(header), header, entries, options),
   };
 }

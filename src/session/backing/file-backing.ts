@@ -27,6 +27,8 @@ export class FileBacking extends TreeReads implements WholeBacking {
     private file: SessionFile | null,
     private readonly lease: LeaseSlot,
     private readonly options: FileBackingOptions,
+    /** A new session's file holds these bytes (a header cut short), moved aside by the first write. */
+    private readonly replacing?: Buffer,
   ) {
     super();
   }
@@ -42,9 +44,17 @@ export class FileBacking extends TreeReads implements WholeBacking {
     return new FileBacking(file.path, file.header, file, lease, options);
   }
 
-  /** A new session: the file is created, with its header, by the first write (the lease with it). */
-  static unwritten(path: string, header: SessionHeader, options: FileBackingOptions): FileBacking {
-    return new FileBacking(path, header, null, new LeaseSlot(path, options.lease), options);
+  /**
+   * A new session: the file is created, with its header, by the first write (the lease with it).
+   * `replacing`: the file holds a header cut short (torn-header.ts), which that write moves aside.
+   */
+  static unwritten(
+    path: string,
+    header: SessionHeader,
+    options: FileBackingOptions,
+    replacing?: Buffer,
+  ): FileBacking {
+    return new FileBacking(path, header, null, new LeaseSlot(path, options.lease), options, replacing);
   }
 
   /** A new session file holding `entries`, written now (a branched session); the lease comes with the first append. */
@@ -86,7 +96,11 @@ export class FileBacking extends TreeReads implements WholeBacking {
   }
 
   issues(): SessionIssue[] {
-    return this.file ? this.file.getIssues() : this.empty.getIssues();
+    if (this.file) return this.file.getIssues();
+    if (!this.replacing) return this.empty.getIssues();
+    const bytes = this.replacing.length;
+    const message = `Line 1 (${bytes} bytes) is a session header cut short (an interrupted first write): a new session starts in this file, and its first write moves those bytes to ${this.path}.torn-0-<time>`;
+    return [{ code: "torn_tail", severity: "warning", message, line: 1, offset: 0 }];
   }
 
   refresh(): void {
@@ -110,7 +124,13 @@ export class FileBacking extends TreeReads implements WholeBacking {
   private writable(): SessionFile {
     this.lease.checkWritable(this.header.id);
     if (!this.file) {
-      this.file = SessionFile.create(this.path, this.newHeader, [], fileOptions(this.options));
+      this.file = SessionFile.create(
+        this.path,
+        this.newHeader,
+        [],
+        fileOptions(this.options),
+        this.replacing,
+      );
       this.lease.take();
       return this.file;
     }
