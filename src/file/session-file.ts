@@ -234,7 +234,12 @@ function openNewOrEmpty(path: string, replaceable: number): number {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     const size = statSync(path).size;
-    if (size !== 0 && size !== replaceable) throw error;
+    if (size !== 0 && size !== replaceable) {
+      if (replaceable === 0) throw error;
+      throw new SessionTreeError("io_error", `${path} is no longer the session header cut short it held`, {
+        cause: error,
+      });
+    }
     return openSync(path, constants.O_RDWR | constants.O_APPEND);
   }
 }
@@ -253,5 +258,8 @@ function moveAsideOrRefuse(path: string, fd: number, replacing: Buffer | undefin
     ftruncateSync(fd, 0);
     return;
   }
-  throw new SessionTreeError("io_error", `${path} is no longer empty`);
+  throw new SessionTreeError(
+    "io_error",
+    `${path} is no longer ${replacing ? "the session header cut short it held" : "empty"}`,
+  );
 }

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
+import { readLineRecords } from "../format/jsonl/line-records.js";
 
 /** How every session header starts, as pi and this project write it. */
 const HEADER_START = '{"type":"session"';
@@ -24,10 +25,7 @@ export function tornHeaderOf(path: string, size: number): Buffer | null {
   if (bytes.includes(10)) return null;
   const text = bytes.toString("utf8");
   if (!HEADER_START.startsWith(text) && !text.startsWith(HEADER_START)) return null;
-  try {
-    JSON.parse(text);
-    return null; // whole: a header (or not one), but not cut short
-  } catch {
-    return bytes;
-  }
+  // A whole record in it (the header, with or without more glued after it) is not a header cut
+  // short: the decoder reads such a line, or refuses it.
+  return readLineRecords({ bytes, line: 1, offset: 0 }, () => {}).length > 0 ? null : bytes;
 }

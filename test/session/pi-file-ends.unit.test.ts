@@ -172,20 +172,49 @@ describe("a file holding only the start of a header (a session's first write cut
     }
   });
 
+  test("a whole header with a record glued after it is no header cut short: the session is read", () => {
+    const dir = freshDir();
+    const path = join(dir, "session.jsonl");
+    const glued = `${JSON.stringify(HEADER)}${JSON.stringify(msg("a", null, user("hello")))}`;
+    writeFileSync(path, glued);
+    const manager = SessionManager.open(path, undefined, "/p");
+    assert.equal(manager.getSessionId(), "s1");
+    assert.deepEqual(
+      manager.getEntries().map((e) => e.id),
+      ["a"],
+    );
+    manager.appendMessage(user("next"));
+    manager.close();
+    assert.ok(readFileSync(path, "utf8").startsWith(`${glued}\n`));
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.includes(".torn-")),
+      [],
+    );
+    // A whole header followed by text that is no record: refused, and left as it was.
+    const other = join(freshDir(), "session.jsonl");
+    writeFileSync(other, `${JSON.stringify(HEADER)}xyz`);
+    assert.throws(
+      () => SessionManager.open(other),
+      (error) => isSessionTreeError(error),
+    );
+    assert.equal(readFileSync(other, "utf8"), `${JSON.stringify(HEADER)}xyz`);
+  });
+
   test("a file that changed since it was opened is not overwritten", () => {
     const dir = freshDir();
     const path = join(dir, "session.jsonl");
     writeFileSync(path, header.slice(0, 20));
     const manager = SessionManager.open(path, undefined, "/p");
-    // Another writer finished a session there meanwhile (the same size, other bytes).
-    const other = `${header.slice(0, 19)}X`;
-    assert.notEqual(other, header.slice(0, 20));
-    writeFileSync(path, other);
-    assert.throws(
-      () => manager.appendMessage(user("mine")),
-      (error) => isSessionTreeError(error, "io_error"),
-    );
-    assert.equal(readFileSync(path, "utf8"), other);
+    // Another writer changed it meanwhile: the same size with other bytes, or another size.
+    for (const other of [`${header.slice(0, 19)}X`, header]) {
+      assert.notEqual(other, header.slice(0, 20));
+      writeFileSync(path, other);
+      assert.throws(
+        () => manager.appendMessage(user("mine")),
+        (error) => isSessionTreeError(error, "io_error"),
+      );
+      assert.equal(readFileSync(path, "utf8"), other);
+    }
     manager.close();
   });
 
