@@ -21,7 +21,8 @@ export interface CollectReport {
 /** No session of the claim's owner, live or soft-deleted (or archived), references the blob. */
 const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM blob_refs r JOIN sessions s ON s.pk = r.session_pk
       WHERE r.sha256 = blob_claims.sha256 AND s.owner = blob_claims.owner)`;
-const COLLECTABLE = `((state = 'live' AND claimed_at < $2) OR (state = 'deleting' AND claimed_at < $3))`;
+// "Claimed at least the grace period ago": with a grace of 0, a claim of this very millisecond too.
+const COLLECTABLE = `((state = 'live' AND claimed_at <= $2) OR (state = 'deleting' AND claimed_at < $3))`;
 
 const GC_SQL = {
   candidatesOf: `SELECT owner, sha256, token FROM blob_claims WHERE owner = $1 AND ${COLLECTABLE} AND ${UNREFERENCED}`,
@@ -29,7 +30,7 @@ const GC_SQL = {
   /** Re-checks everything in the statement that takes the row: a concurrent append's confirm wins or loses whole. */
   mark: `UPDATE blob_claims SET state = 'deleting', token = $1, claimed_at = $2
     WHERE owner = $3 AND sha256 = $4 AND token = $5
-      AND ((state = 'live' AND claimed_at < $6) OR (state = 'deleting' AND claimed_at < $7)) AND ${UNREFERENCED}`,
+      AND ((state = 'live' AND claimed_at <= $6) OR (state = 'deleting' AND claimed_at < $7)) AND ${UNREFERENCED}`,
   /** An object with no claim row: taken as `deleting` only if no claim appeared meanwhile. */
   markOrphan: `INSERT INTO blob_claims (owner, sha256, size, claimed_at, state, token)
     VALUES ($1, $2, $3, $4, 'deleting', $5) ON CONFLICT (owner, sha256) DO NOTHING`,
