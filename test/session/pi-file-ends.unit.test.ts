@@ -8,7 +8,7 @@ import { fsckFile, isFinding } from "../../src/file/fsck.js";
 import { repairFile } from "../../src/file/repair.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { tempFolders } from "../support/temp-folders.js";
-import { assertSameSession, SAME_IDS } from "./support/pair.js";
+import { assertSameSession, pairByPosition, SAME_IDS } from "./support/pair.js";
 import { assistant, user } from "./support/scenario.js";
 
 // How a session file may end when another tool, or a crash, wrote it: its last line without a
@@ -92,6 +92,27 @@ describe("a last line without its newline", () => {
     const again = SessionManager.open(files.ours);
     assertSameSession(again, pi, SAME_IDS, "large, index present");
     again.close();
+  });
+
+  test("in a v1 file (migrated as it is read), too: the last record stays in the session when the file is rewritten as v3", () => {
+    const v1 = [
+      { type: "session", id: "s1", timestamp: T, cwd: "/p" },
+      { type: "message", timestamp: T, message: user("u1") },
+      { type: "message", timestamp: T, message: assistant("a1") },
+      { type: "message", timestamp: T, message: user("the last, with no newline") },
+    ];
+    const files = twoCopies(withoutFinalNewline(v1));
+    const ours = SessionManager.open(files.ours);
+    const pi = PiSessionManager.open(files.pi);
+    assertSameSession(ours, pi, pairByPosition(ours, pi), "v1, no final newline", { deep: true });
+    assert.equal(ours.getEntries().length, 3);
+    ours.appendMessage(assistant("after the migration"));
+    ours.close();
+    const rewritten = PiSessionManager.open(files.ours);
+    assert.deepEqual(
+      rewritten.buildSessionContext().messages.map((m) => (m as { role: string }).role),
+      ["user", "assistant", "user", "assistant"],
+    );
   });
 
   test("fsck tells it without calling it a finding; repair writes the newline and says so", () => {

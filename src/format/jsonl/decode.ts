@@ -153,17 +153,17 @@ export class SessionDecoder {
     this.result.completeLines = this.splitter.completeLines;
     const tail = this.splitter.tail();
     if (tail && !isBlank(tail.bytes)) {
-      if (options.tailIsTorn && this.readWholeTail(tail)) {
+      const held = options.tailIsTorn ? this.readTail(tail) : null;
+      if (held === "read") {
         this.result.completeBytes = tail.offset + tail.bytes.length;
         this.result.completeLines = tail.line;
         this.result.endsMidLine = true;
-      } else if (options.tailIsTorn) {
-        const entries = this.completeEntriesOf(tail);
-        this.result.tornTail = { ...tail, entries };
+      } else if (held !== null) {
+        this.result.tornTail = { ...tail, entries: held };
         this.result.issues.push({
           code: "torn_tail",
           severity: "warning",
-          message: tornTailMessage(tail, entries.length),
+          message: tornTailMessage(tail, held.length),
           line: tail.line,
           offset: tail.offset,
         });
@@ -175,29 +175,35 @@ export class SessionDecoder {
   }
 
   /**
-   * Reads an unterminated last line as part of the session when it is nothing but whole, valid
-   * records (the header, on line 1): a JSON object cannot be continued once closed, so its writer
-   * can only add the newline (or another record, which is then glued to it and read as such). pi
-   * reads such a line too. Anything else in it (a cut record, an invalid entry) keeps the whole
-   * line a torn tail, and so does a file still being migrated from an older version. True when read.
+   * An unterminated last line. Read as part of the session ("read") when it is nothing but whole,
+   * valid records (the header, on line 1): a JSON object cannot be continued once closed, so its
+   * writer can only add the newline (or another record, then glued to it and read as such); pi
+   * reads such a line too. Anything else on it (a cut record, an invalid entry) makes it a torn
+   * tail: then the entries it holds whole, which `repair` keeps (none for a line 1), its problems
+   * unreported (the torn tail is the report). Each record is migrated and checked once.
    */
-  private readWholeTail(tail: RawLine): boolean {
-    if (this.migrator?.needed) return false;
+  private readTail(tail: RawLine): SessionEntry[] | "read" {
     const issues: LineIssue[] = [];
     const records = readLineRecords(tail, (issue) => issues.push(issue));
-    if (records.length === 0 || issues.some((issue) => issue.code !== "glued_records")) return false;
+    let whole = records.length > 0 && issues.every((issue) => issue.code === "glued_records");
     const header = this.sawHeaderLine ? null : checkHeader(records[0]?.value);
-    if (header && !header.ok) return false;
-    // An older header migrates the entries after it: leave such a line to the torn-tail path.
-    if (header?.ok && (header.value.version ?? 1) < CURRENT_SESSION_VERSION && records.length > 1)
-      return false;
-    const entries = records
-      .slice(header ? 1 : 0)
-      .map(({ value, part }) => ({ checked: checkEntry(value), part }));
-    if (entries.some(({ checked }) => !checked.ok)) return false;
+    // An older header would migrate the entries glued after it: such a line stays a torn tail.
+    if (
+      header &&
+      (!header.ok || ((header.value.version ?? 1) < CURRENT_SESSION_VERSION && records.length > 1))
+    )
+      return [];
+    const entries: SessionEntry[] = [];
+    for (const { value } of records.slice(header ? 1 : 0)) {
+      if (this.migrator?.needed && isRecord(value)) this.migrator.migrate(value);
+      const checked = checkEntry(value);
+      if (checked.ok) entries.push(checked.value);
+      else whole = false;
+    }
+    if (!whole) return header ? [] : entries;
     for (const issue of issues) this.report(issue, tail);
     if (header) this.onRecord(records[0]?.value, tail.line, tail.offset, records[0]?.part ?? null);
-    for (const { checked } of entries) if (checked.ok) this.sink(checked.value, tail.line, tail.offset);
+    for (const entry of entries) this.sink(entry, tail.line, tail.offset);
     this.result.issues.push({
       code: "unterminated_line",
       severity: "info",
@@ -205,23 +211,7 @@ export class SessionDecoder {
       line: tail.line,
       offset: tail.offset,
     });
-    return true;
-  }
-
-  /**
-   * The entries an unterminated last line holds whole (a record that lost only its newline, or
-   * several glued): not part of the session, since its writer may still finish it, but `repair`
-   * keeps them. Problems of the tail are not reported: the torn tail is the report.
-   */
-  private completeEntriesOf(tail: RawLine): SessionEntry[] {
-    if (!this.sawHeaderLine) return [];
-    const entries: SessionEntry[] = [];
-    for (const { value } of readLineRecords(tail, () => {})) {
-      if (this.migrator?.needed && isRecord(value)) this.migrator.migrate(value);
-      const checked = checkEntry(value);
-      if (checked.ok) entries.push(checked.value);
-    }
-    return entries;
+    return "read";
   }
 
   private onLine(raw: RawLine): void {
