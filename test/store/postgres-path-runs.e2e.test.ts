@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import type { SessionEntry } from "../../src/core/entry.js";
+import type { SearchHit } from "../../src/core/search-hit.js";
 import { MemoryStore } from "../../src/store/memory/memory-store.js";
 import { PostgresStore } from "../../src/store/postgres/index.js";
 import { PATH_RUNS_MIGRATION } from "../../src/store/postgres/path-runs-migration.js";
@@ -93,6 +94,19 @@ async function sameReads(
   }
 }
 
+/** Every search hit's branch state (on its session leaf's path, or abandoned) as the memory store gives it. */
+async function sameBranchStates(reference: SessionStore, owner: string, rounds: number) {
+  const states = (hits: SearchHit[]) => hits.map((h) => `${h.sessionId}/${h.entryId}: ${h.branch}`).sort();
+  // Each entry's text is its id, `b<round>-<i>`: a round's entries in every session, wherever they
+  // lie. A search word has at least 3 characters: rounds 10 on.
+  for (let round = 10; round < rounds; round++) {
+    const query = `b${round}`;
+    const want = states(await reference.search(owner, query, { limit: 200 }));
+    assert.ok(want.length > 0, query);
+    assert.deepEqual(states(await store.search(owner, query, { limit: 200 })), want, query);
+  }
+}
+
 async function pkOf(owner: string, sessionId: string): Promise<string> {
   const { rows } = await client.query("SELECT pk FROM sessions WHERE owner = $1 AND id = $2", [
     owner,
@@ -144,6 +158,7 @@ describe("PostgreSQL path runs: a branch read a run at a time", () => {
       await sameReads(reference, owner, sessionId, ids[s] ?? [], 100 + s);
       await checkRuns(await pkOf(owner, sessionId));
     }
+    await sameBranchStates(reference, owner, 40);
   });
 
   it("a conversation appended a turn at a time under its leaf is one run", async () => {
@@ -183,6 +198,7 @@ describe("PostgreSQL path runs: a branch read a run at a time", () => {
     assert.ok(new Set(written).size > 1, "the random tree has several runs");
     await client.query("UPDATE entries SET run_start = NULL WHERE session_pk = $1", [pk]);
     await sameReads(reference, owner, id, ids, 12);
+    await sameBranchStates(reference, owner, 40);
     await client.query(PATH_RUNS_MIGRATION.statements[1] as string);
     assert.deepEqual(await checkRuns(pk), written);
     await sameReads(reference, owner, id, ids, 13);
