@@ -1,12 +1,12 @@
 /**
  * The search part of docs/benchmarks.md (issue 18): its target lines in the targets list and its
  * section. Measuring it takes long (corpora and indexes at 1M entries), so a run that leaves it out
- * (`npm run bench -- --skip-search`) keeps the last one measured, and `npm run bench -- --only-search`
- * measures it alone and puts it in place, leaving every other figure of the document as it is.
+ * (`npm run bench -- --skip-search`) keeps the last one measured, and `npm run bench:search-suite`
+ * (bench/search-run.ts) measures it alone and puts it in place, leaving every other figure as it is.
  */
 import type { SearchSuiteResult } from "./search-suite.js";
 
-export const SEARCH_HEADING = "## Search and stats";
+const SEARCH_HEADING = "## Search and stats";
 /** The heading that follows the search section in the document bench/run.ts writes. */
 const NEXT_HEADING = "## How to read it";
 const TARGET_LINE = /^- (✅|❌) search, /;

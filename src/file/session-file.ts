@@ -135,7 +135,7 @@ export class SessionFile {
   ): SessionFile {
     mkdirSync(dirname(path), { recursive: true });
     const data = encodeLine(header) + encodeLines(entries);
-    const fd = openNewOrEmpty(path, replacing?.length ?? 0);
+    const fd = openNewOrEmpty(path, replacing !== undefined);
     try {
       withExclusiveLock(fd, () => {
         // An empty file may be claimed by two creators at once: only one writes the header.
@@ -225,21 +225,15 @@ interface PendingAppend {
 }
 
 /**
- * Creates the file, or opens an existing empty one (nothing to lose), or one of `replaceable`
- * bytes (checked under the lock by `moveAsideOrRefuse`); never any other existing file.
+ * Creates the file, or opens an existing empty one (nothing to lose); never any other existing
+ * file, unless `mayHoldBytes` (a header cut short, checked under the lock by `moveAsideOrRefuse`).
  */
-function openNewOrEmpty(path: string, replaceable: number): number {
+function openNewOrEmpty(path: string, mayHoldBytes: boolean): number {
   try {
     return openSync(path, "wx");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    const size = statSync(path).size;
-    if (size !== 0 && size !== replaceable) {
-      if (replaceable === 0) throw error;
-      throw new SessionTreeError("io_error", `${path} is no longer the session header cut short it held`, {
-        cause: error,
-      });
-    }
+    if (!mayHoldBytes && statSync(path).size !== 0) throw error;
     return openSync(path, constants.O_RDWR | constants.O_APPEND);
   }
 }
@@ -247,16 +241,13 @@ function openNewOrEmpty(path: string, replaceable: number): number {
 /** Under the lock, a file about to be created that is not empty: the bytes it may hold go aside, else no write. */
 function moveAsideOrRefuse(path: string, fd: number, replacing: Buffer | undefined): void {
   const size = fstatSync(fd).size;
-  const found = Buffer.alloc(size);
-  if (
-    replacing &&
-    size === replacing.length &&
-    readSync(fd, found, 0, size, 0) === size &&
-    found.equals(replacing)
-  ) {
-    quarantineBytes(path, 0, found);
-    ftruncateSync(fd, 0);
-    return;
+  if (replacing && size === replacing.length) {
+    const found = Buffer.alloc(size);
+    if (readSync(fd, found, 0, size, 0) === size && found.equals(replacing)) {
+      quarantineBytes(path, 0, found);
+      ftruncateSync(fd, 0);
+      return;
+    }
   }
   throw new SessionTreeError(
     "io_error",
