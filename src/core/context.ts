@@ -366,10 +366,14 @@ function compactionSummary(entry: CompactionEntry): AgentMessage {
 }
 
 function keptRangeMissing(entry: CompactionEntry): SessionIssue {
+  const kept =
+    typeof entry.firstKeptEntryId === "string"
+      ? `keeps from ${entry.firstKeptEntryId}, which is not on the path before it`
+      : "names no first kept entry";
   return {
     code: "first_kept_not_on_path",
     severity: "warning",
-    message: `Compaction ${entry.id} keeps from ${entry.firstKeptEntryId}, which is not on the path before it; only the summary and later entries are in context`,
+    message: `Compaction ${entry.id} ${kept}; only the summary and later entries are in context`,
     entryId: entry.id,
   };
 }

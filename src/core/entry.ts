@@ -40,6 +40,10 @@ export interface ModelChangeEntry extends SessionEntryBase {
 export interface CompactionEntry<T = unknown> extends SessionEntryBase {
   type: "compaction";
   summary: string;
+  /**
+   * Where the kept entries start. Typed as pi types it; pi itself leaves it out when it migrates a
+   * v1 file whose kept index is out of range, and such a compaction keeps nothing from before it.
+   */
   firstKeptEntryId: string;
   tokensBefore: number;
   details?: T;

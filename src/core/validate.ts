@@ -24,7 +24,9 @@ const ENTRY_RULES: Record<EntryType, (e: Json) => string | undefined> = {
     isString(e.provider) && isString(e.modelId) ? undefined : "provider and modelId must be strings",
   compaction: (e) => {
     if (!isString(e.summary)) return "summary must be a string";
-    if (!isString(e.firstKeptEntryId)) return "firstKeptEntryId must be a string";
+    // pi writes a compaction without one when it migrates a v1 file whose kept index it cannot
+    // place: such a compaction keeps nothing from before it (context.ts).
+    if (!isOptionalString(e.firstKeptEntryId)) return "firstKeptEntryId must be a string";
     if (typeof e.tokensBefore !== "number") return "tokensBefore must be a number";
     return undefined;
   },
@@ -74,6 +76,16 @@ export function checkEntry(value: unknown): Checked<SessionEntry> {
     if (problem) return { ok: false, reason: `${value.type}: ${problem}` };
   }
   return { ok: true, value: value as unknown as SessionEntry };
+}
+
+/**
+ * `checkEntry` for a line read from a session file, which pi's reading decides: an entry with no
+ * parentId at all is a root (some writers leave a null parent out). It is held as null, so every
+ * reader of the entry sees the one form; an API that takes entries keeps asking for the field.
+ */
+export function checkEntryRead(value: unknown): Checked<SessionEntry> {
+  if (isObject(value) && value.parentId === undefined && value.type !== "session") value.parentId = null;
+  return checkEntry(value);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, readSync } from "node:fs";
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import type { SessionIssue } from "../core/issues.js";
-import { checkEntry, checkHeader } from "../core/validate.js";
+import { checkEntryRead, checkHeader } from "../core/validate.js";
 import { SessionDecoder } from "../format/jsonl/decode.js";
 import { readLineRecords } from "../format/jsonl/line-records.js";
 import { isBlank } from "../format/jsonl/lines.js";
@@ -169,7 +169,7 @@ export class IndexedReader {
   private entryOfLine(n: number, line: Buffer): SessionEntry | null {
     const id = this.index.ids.at(n);
     for (const value of valuesOf(line, this.index.offsets[n] as number)) {
-      const checked = checkEntry(value);
+      const checked = checkEntryRead(value);
       if (checked.ok && checked.value.id === id) return checked.value;
     }
     return null;

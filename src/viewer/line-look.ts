@@ -1,5 +1,5 @@
 import { ENTRY_TYPES, type EntryType, type SessionEntry } from "../core/entry.js";
-import { checkEntry } from "../core/validate.js";
+import { checkEntryRead } from "../core/validate.js";
 import { KIND } from "../file/sidecar-index-kind.js";
 import { PrefixSpans, ROLE, type RoleCode, sameBytes, scanPrefixSpans } from "../format/jsonl/lines.js";
 import { entryLook, LOOKS, type Look } from "./browser/entry-line.js";
@@ -143,7 +143,7 @@ function plainMessageLook(
 }
 
 function parsedLook(buffer: Buffer, start: number, end: number): LookCode {
-  const checked = checkEntry(parse(buffer, start, end));
+  const checked = checkEntryRead(parse(buffer, start, end));
   return checked.ok ? look(entryLook(checked.value as SessionEntry)) : NEEDS_WHOLE_READ;
 }
 

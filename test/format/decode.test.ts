@@ -204,7 +204,7 @@ describe("decodeSession", () => {
     const decoded = decodeSession(
       lines(
         header,
-        { type: "compaction", id: "c", parentId: null, timestamp: T, summary: "s", tokensBefore: 1 },
+        { type: "compaction", id: "c", parentId: null, timestamp: T, summary: "s", firstKeptEntryId: 3 },
         { type: "label", id: "l", parentId: null, timestamp: T, targetId: 7 },
         { type: "someday_type", id: "u", parentId: null, timestamp: T, anything: [1] },
         { type: "message", id: "n", parentId: 5, timestamp: T, message: { role: "user" } },

@@ -10,6 +10,7 @@ import { SessionManager } from "../../src/session/session-manager.js";
 import { tempFolders } from "../support/temp-folders.js";
 import { assertSameSession, pairByPosition, SAME_IDS } from "./support/pair.js";
 import { assistant, user } from "./support/scenario.js";
+import { twoCopies } from "./support/two-copies.js";
 
 // How a session file may end when another tool, or a crash, wrote it: its last line without a
 // newline, or nothing but the start of a header. pi reads the first and starts anew on the second.
@@ -31,15 +32,6 @@ function withoutFinalNewline(records: unknown[]): string {
   return records.map((r) => JSON.stringify(r)).join("\n");
 }
 
-/** The same bytes in two files of one folder, one for each reader. */
-function twoCopies(text: string): { ours: string; pi: string } {
-  const dir = freshDir();
-  const files = { ours: join(dir, "ours.jsonl"), pi: join(dir, "pi.jsonl") };
-  writeFileSync(files.ours, text);
-  writeFileSync(files.pi, text);
-  return files;
-}
-
 const records = (last: object) => [
   HEADER,
   msg("u1", null, user("first question")),
@@ -49,7 +41,7 @@ const records = (last: object) => [
 
 describe("a last line without its newline", () => {
   test("is read as pi reads it: the same entries, leaf and context", () => {
-    const files = twoCopies(withoutFinalNewline(records(user("the question pi answers next"))));
+    const files = twoCopies(freshDir(), withoutFinalNewline(records(user("the question pi answers next"))));
     const ours = SessionManager.open(files.ours);
     const pi = PiSessionManager.open(files.pi);
     assertSameSession(ours, pi, SAME_IDS, "no final newline", { deep: true });
@@ -60,7 +52,7 @@ describe("a last line without its newline", () => {
 
   test("opening writes nothing; the next append puts the newline first, and pi reads every line after", () => {
     const text = withoutFinalNewline(records(user("last")));
-    const { ours: path } = twoCopies(text);
+    const { ours: path } = twoCopies(freshDir(), text);
     const before = statSync(path);
     const manager = SessionManager.open(path);
     assert.equal(statSync(path).mtimeMs, before.mtimeMs, "opening wrote to the file");
@@ -81,7 +73,7 @@ describe("a last line without its newline", () => {
 
   test("a file large enough to resume through the index is read whole instead, with the same context as pi", () => {
     const big = user(`a long paste: ${"x".repeat(1_200_000)}`);
-    const files = twoCopies(withoutFinalNewline(records(big)));
+    const files = twoCopies(freshDir(), withoutFinalNewline(records(big)));
     const ours = SessionManager.open(files.ours);
     const pi = PiSessionManager.open(files.pi);
     assert.ok(statSync(files.ours).size > 1_100_000);
@@ -101,7 +93,7 @@ describe("a last line without its newline", () => {
       { type: "message", timestamp: T, message: assistant("a1") },
       { type: "message", timestamp: T, message: user("the last, with no newline") },
     ];
-    const files = twoCopies(withoutFinalNewline(v1));
+    const files = twoCopies(freshDir(), withoutFinalNewline(v1));
     const ours = SessionManager.open(files.ours);
     const pi = PiSessionManager.open(files.pi);
     assertSameSession(ours, pi, pairByPosition(ours, pi), "v1, no final newline", { deep: true });
@@ -117,7 +109,7 @@ describe("a last line without its newline", () => {
 
   test("fsck tells it without calling it a finding; repair writes the newline and says so", () => {
     const text = withoutFinalNewline(records(user("last")));
-    const { ours: path } = twoCopies(text);
+    const { ours: path } = twoCopies(freshDir(), text);
     const report = fsckFile(path);
     assert.equal(report.ok, true);
     assert.equal(report.entries, 3);
@@ -136,7 +128,7 @@ describe("a last line without its newline", () => {
 
   test("the header alone, whole, without its newline: the session opens, and the first append keeps it", () => {
     const text = JSON.stringify(HEADER);
-    const files = twoCopies(text);
+    const files = twoCopies(freshDir(), text);
     const ours = SessionManager.open(files.ours);
     assert.equal(ours.getSessionId(), PiSessionManager.open(files.pi).getSessionId());
     const id = ours.appendMessage(user("hello"));
@@ -157,7 +149,7 @@ describe("a file holding only the start of a header (a session's first write cut
 
   test("opens as a new session, as in pi, and opening writes nothing", () => {
     for (const cut of cuts) {
-      const files = twoCopies(header.slice(0, cut));
+      const files = twoCopies(freshDir(), header.slice(0, cut));
       const ours = SessionManager.open(files.ours, undefined, "/p");
       const pi = PiSessionManager.open(files.pi, undefined, "/p");
       assert.deepEqual(ours.getEntries(), [], `cut ${cut}`);

@@ -1,7 +1,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../../core/entry.js";
 import type { BytePart, SessionIssue } from "../../core/issues.js";
-import { checkEntry, checkHeader } from "../../core/validate.js";
+import { checkEntryRead, checkHeader } from "../../core/validate.js";
 import { type LineIssue, readLineRecords } from "./line-records.js";
 import { isBlank, LineSplitter, type RawLine } from "./lines.js";
 import { StreamingMigrator } from "./migrate.js";
@@ -196,7 +196,7 @@ export class SessionDecoder {
     const entries: SessionEntry[] = [];
     for (const { value } of records.slice(header ? 1 : 0)) {
       if (this.migrator?.needed && isRecord(value)) this.migrator.migrate(value);
-      const checked = checkEntry(value);
+      const checked = checkEntryRead(value);
       if (checked.ok) entries.push(checked.value);
       else whole = false;
     }
@@ -235,7 +235,7 @@ export class SessionDecoder {
 
   private readEntry(parsed: unknown, line: number, offset: number, part: BytePart | null): void {
     if (this.migrator?.needed && isRecord(parsed)) this.migrator.migrate(parsed);
-    const checked = checkEntry(parsed);
+    const checked = checkEntryRead(parsed);
     if (checked.ok) this.sink(checked.value, line, offset);
     else
       this.report(
@@ -247,7 +247,7 @@ export class SessionDecoder {
   private readHeader(parsed: unknown, raw: LinePlace, part: BytePart | null): void {
     const checked = checkHeader(parsed);
     if (!checked.ok) {
-      const asEntry = checkEntry(parsed);
+      const asEntry = checkEntryRead(parsed);
       if (asEntry.ok) {
         // The header is gone but the line is an intact entry: keep it, report the missing header.
         this.report(

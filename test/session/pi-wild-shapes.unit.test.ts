@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
+import { SessionManager } from "../../src/session/session-manager.js";
+import { tempFolders } from "../support/temp-folders.js";
+import { assertSameSession, SAME_IDS } from "./support/pair.js";
+import { assistant, user } from "./support/scenario.js";
+import { twoCopies } from "./support/two-copies.js";
+
+// Shapes pi reads that other writers, and pi itself, leave in session files: ours must give the
+// same entries, leaf and context.
+
+const { fresh: freshDir } = tempFolders("st-wild-shapes");
+
+const at = (second: number) => `2026-01-01T00:00:${String(second).padStart(2, "0")}.000Z`;
+const HEADER = { type: "session", version: 3, id: "s1", timestamp: at(0), cwd: "/p" };
+
+function lines(records: unknown[]): string {
+  return `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
+}
+
+/** Both readers on copies of `text`: the same session, then the same again after one append each. */
+function assertReadAlike(text: string, where: string, deep = true): SessionManager {
+  const files = twoCopies(freshDir(), text);
+  const ours = SessionManager.open(files.ours);
+  const pi = PiSessionManager.open(files.pi);
+  assertSameSession(ours, pi, SAME_IDS, where, { deep });
+  return ours;
+}
+
+const compactionWithout = (kept: Record<string, unknown>) => [
+  HEADER,
+  { type: "message", id: "u1", parentId: null, timestamp: at(1), message: user("q1") },
+  { type: "message", id: "a1", parentId: "u1", timestamp: at(2), message: assistant("a1") },
+  {
+    type: "compaction",
+    id: "c1",
+    parentId: "a1",
+    timestamp: at(3),
+    summary: "sum",
+    tokensBefore: 10,
+    ...kept,
+  },
+  { type: "message", id: "u2", parentId: "c1", timestamp: at(4), message: user("q2") },
+];
+
+describe("a compaction that names no first kept entry", () => {
+  for (const [name, kept] of [
+    ["left out", {}],
+    ["null", { firstKeptEntryId: null }],
+  ] as const) {
+    test(`(${name}) keeps the summary and what follows, and the history before it`, () => {
+      const ours = assertReadAlike(lines(compactionWithout(kept)), name);
+      assert.deepEqual(
+        ours.getBranch().map((e) => e.id),
+        ["u1", "a1", "c1", "u2"],
+      );
+      const context = ours.buildSessionContext();
+      assert.deepEqual(
+        context.messages.map((m) => m.role),
+        ["compactionSummary", "user"],
+      );
+      assert.equal(context.model?.modelId, assistant("x").model);
+      assert.deepEqual(
+        ours.getIssues().map((issue) => issue.code),
+        [],
+      );
+      assert.match(context.warnings[0]?.message ?? "", /names no first kept entry/);
+      ours.close();
+    });
+  }
+
+  test("as pi writes it when it migrates a v1 file whose kept index is out of range", () => {
+    const v1 = [
+      { type: "session", id: "s1", timestamp: at(0), cwd: "/p" },
+      { type: "message", timestamp: at(1), message: user("q1") },
+      { type: "message", timestamp: at(2), message: assistant("a1") },
+      { type: "compaction", timestamp: at(3), summary: "sum", firstKeptEntryIndex: 99, tokensBefore: 10 },
+      { type: "message", timestamp: at(4), message: user("q2") },
+    ];
+    const { pi: path } = twoCopies(freshDir(), lines(v1));
+    // pi migrates the file in place: its compaction line then has no firstKeptEntryId.
+    PiSessionManager.open(path).appendMessage(assistant("a2") as never);
+    const written = readFileSync(path, "utf8");
+    assert.doesNotMatch(written, /firstKeptEntryId/);
+    const ours = assertReadAlike(written, "pi's migration");
+    assert.equal(ours.getBranch().length, 5);
+    ours.close();
+  });
+});
+
+describe("an entry with no parentId at all", () => {
+  test("is a root, as pi reads it", () => {
+    const records = [
+      HEADER,
+      { type: "message", id: "u1", timestamp: at(1), message: user("q1") },
+      { type: "message", id: "a1", parentId: "u1", timestamp: at(2), message: assistant("a1") },
+      { type: "message", id: "u2", timestamp: at(3), message: user("another root") },
+      { type: "message", id: "a2", parentId: "u2", timestamp: at(4), message: assistant("a2") },
+    ];
+    // The one difference: our entry holds the parent it reads, null, where pi's has no key.
+    const ours = assertReadAlike(lines(records), "no parentId", false);
+    assert.deepEqual(
+      ours.getTree().map((root) => root.entry.id),
+      ["u1", "u2"],
+    );
+    assert.equal(ours.getEntry("u1")?.parentId, null);
+    assert.deepEqual(ours.getIssues(), []);
+    const id = ours.appendMessage(user("next"));
+    ours.close();
+    const pi = PiSessionManager.open(ours.getSessionFile() as string);
+    assert.deepEqual(
+      pi.getBranch().map((e) => e.id),
+      ["u2", "a2", id],
+    );
+  });
+});
