@@ -129,17 +129,27 @@ export class IndexedReader {
     while (i < todo.length) {
       const first = todo[i] as number;
       let last = i;
-      while (last + 1 < todo.length && this.closeEnough(first, todo[last + 1] as number)) last++;
+      while (
+        last + 1 < todo.length &&
+        this.closeEnough(first, todo[last] as number, todo[last + 1] as number)
+      )
+        last++;
       if (!this.readRange(todo.slice(i, last + 1))) return false;
       i = last + 1;
     }
     return true;
   }
 
-  private closeEnough(first: number, next: number): boolean {
+  /**
+   * Whether line `next` joins the read of `first` … `previous`: the bytes between them are few (a
+   * read of lines scattered over a file, as a drawing of its tree asks, reads those lines, not the
+   * file) and the read stays bounded.
+   */
+  private closeEnough(first: number, previous: number, next: number): boolean {
     const { offsets, lengths } = this.index;
+    const gap = (offsets[next] as number) - (offsets[previous] as number) - (lengths[previous] as number);
     const end = (offsets[next] as number) + (lengths[next] as number);
-    return end - (offsets[first] as number) <= 4 * CHUNK;
+    return gap <= MAX_GAP && end - (offsets[first] as number) <= 4 * CHUNK;
   }
 
   private readRange(group: number[]): boolean {
@@ -183,6 +193,9 @@ export class IndexedReader {
     return entry.id === this.index.ids.at(n) && entry.parentId === parentIdOf(this.index, n) && kindOk;
   }
 }
+
+/** Bytes between two wanted lines read through rather than skipped (a read costs more than this). */
+const MAX_GAP = 16 * 1024;
 
 /** The JSON values of a line (one, unless records were glued on it); problems make it not match. */
 function valuesOf(line: Buffer, offset: number): unknown[] {
