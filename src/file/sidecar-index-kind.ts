@@ -68,6 +68,13 @@ export function kindName(kind: number): string {
   return OWN_NAMES.get(kind) ?? TYPE_OF_CODE.get(kind) ?? "other";
 }
 
+/** The entry type of a kind (a leaf marker's is `custom`); "" for a type sessiontree does not know. */
+export function typeOfKind(kind: number): string {
+  if (kind === KIND.assistant || kind === KIND.messageUnknownRole) return "message";
+  if (kind === KIND.leafMarker) return "custom";
+  return TYPE_OF_CODE.get(kind) ?? "";
+}
+
 /** How the context projection uses an entry of this kind (core's `CONTEXT_ROLES`). */
 export function contextRoleOfKind(kind: number): ContextRole {
   return ROLE_OF_KIND[kind] ?? "none";

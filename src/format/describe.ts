@@ -58,7 +58,7 @@ type Describers = {
 };
 
 /** How the Claude Code importer (claude-code.ts) keeps a subagent's line: the raw record as data. */
-const SIDECHAIN_TYPE = "claude-code.sidechain";
+export const SIDECHAIN_TYPE = "claude-code.sidechain";
 
 /** The one table: a new entry type does not compile until it has a row. */
 const DESCRIBERS: Describers = {
@@ -242,7 +242,8 @@ export function subagentNames(entries: readonly SessionEntry[]): Map<string, str
   return names;
 }
 
-function isSidechain(entry: SessionEntry): boolean {
+/** A Claude Code subagent's line, named from the lines around it (`subagentNames`). */
+export function isSidechain(entry: SessionEntry): boolean {
   return entry.type === "custom" && entry.customType === SIDECHAIN_TYPE;
 }
 

@@ -1,14 +1,13 @@
 import { closeSync, fstatSync } from "node:fs";
-import { ENTRY_TYPES, type LabelEntry, type SessionInfoEntry } from "../core/entry.js";
+import { drawableFromIndex, readIndexedFacts } from "../file/indexed-facts.js";
 import { IndexedReader } from "../file/indexed-reader.js";
+import { NodeNumbers } from "../file/node-numbers.js";
 import { openExisting } from "../file/read-file.js";
-import type { SessionIndex } from "../file/sidecar-index-model.js";
 import { entryLine, LOOKS } from "./browser/entry-line.js";
 import { type IndexedLooks, indexWithLooks } from "./indexed-scan.js";
 import { IndexedSession } from "./indexed-session.js";
 import { NEEDS_WHOLE_READ } from "./line-look.js";
 import { INLINE_TEXTS } from "./loaded-session.js";
-import { NodeNumbers } from "./node-numbers.js";
 import { attachView } from "./session-view.js";
 import type { ViewerSession } from "./source.js";
 
@@ -74,14 +73,9 @@ function afterThisAnswer(work: () => void): void {
   });
 }
 
-/** Whether every line is an entry the index holds and nothing would be reported. */
+/** Whether the index answers as a whole read would, and no line needs the lines around it to be drawn. */
 function servable({ index, looks }: IndexedLooks, size: number): boolean {
-  if (index.issues.length > 0 || size !== index.indexedBytes) return false;
-  if (index.indexedLines !== index.ids.count + 1 || Object.keys(index.dangling).length > 0) return false;
-  for (let n = 0; n < index.ids.count; n++) {
-    if ((index.parents[n] as number) >= n || looks[n] === NEEDS_WHOLE_READ) return false;
-  }
-  return true;
+  return drawableFromIndex(index, size) && !looks.includes(NEEDS_WHOLE_READ);
 }
 
 const USER = LOOKS.indexOf("user");
@@ -92,35 +86,17 @@ function readFacts(
   nodes: NodeNumbers,
   looks: Uint8Array,
 ): { name: string | undefined; labels: Record<string, string>; firstPrompt: string } | null {
-  const index = reader.index;
-  const labelLines = numbersOfKind(index, ENTRY_TYPES.label.code);
-  const nameLines = numbersOfKind(index, ENTRY_TYPES.session_info.code).slice(-1);
   let firstUser = -1;
   for (let node = 0; node < nodes.count && firstUser < 0; node++)
     if (looks[nodes.entryOf(node)] === USER) firstUser = nodes.entryOf(node);
-  const wanted = [...labelLines, ...nameLines, ...(firstUser >= 0 ? [firstUser] : [])];
-  if (reader.entries(wanted) === null) return null;
-  // As core's tree resolves them: a label replaces the target's (in place), an empty one clears it.
-  const labels = new Map<string, string>();
-  for (const n of labelLines) {
-    const { targetId, label } = reader.entry(n) as LabelEntry;
-    if (label) labels.set(targetId, label);
-    else labels.delete(targetId);
-  }
-  const named =
-    nameLines.length === 0 ? undefined : (reader.entry(nameLines[0] as number) as SessionInfoEntry);
+  const facts = readIndexedFacts(reader, firstUser >= 0 ? [firstUser] : []);
+  if (facts === null) return null;
   const first = firstUser < 0 ? null : reader.entry(firstUser);
   return {
-    name: named?.name?.trim() || undefined,
-    labels: Object.fromEntries(labels),
+    name: facts.name,
+    labels: Object.fromEntries(facts.labels),
     firstPrompt: first === null ? "" : entryLine(first, {}).text.slice(0, 80),
   };
-}
-
-function numbersOfKind(index: SessionIndex, kind: number): number[] {
-  const numbers: number[] = [];
-  for (let n = 0; n < index.ids.count; n++) if (index.kinds[n] === kind) numbers.push(n);
-  return numbers;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import { NotFoundError } from "../core/errors.js";
 import type { SessionTree } from "../core/tree.js";
 import { IndexedReader } from "../file/indexed-reader.js";
+import type { NodeNumbers } from "../file/node-numbers.js";
 import { openExisting } from "../file/read-file.js";
 import type { SessionIndex } from "../file/sidecar-index-model.js";
 import { linesForContext } from "../session/context-resume.js";
@@ -17,7 +18,6 @@ import {
 } from "./context-at.js";
 import { IdLookup } from "./id-lookup.js";
 import { TEXT_PAGE, TreeView } from "./loaded-session.js";
-import type { NodeNumbers } from "./node-numbers.js";
 import type { SessionShape } from "./session-shape.js";
 import type { SessionView } from "./session-view.js";
 import { wireShapeJsonOpen } from "./shape-wire.js";

@@ -1,6 +1,7 @@
 import { ENTRY_TYPES, type EntryType, type SessionEntry } from "../core/entry.js";
 import { checkEntryRead } from "../core/validate.js";
 import { KIND } from "../file/sidecar-index-kind.js";
+import { SIDECHAIN_TYPE } from "../format/describe.js";
 import { PrefixSpans, ROLE, type RoleCode, sameBytes, scanPrefixSpans } from "../format/jsonl/lines.js";
 import { entryLook, LOOKS, type Look } from "./browser/entry-line.js";
 
@@ -50,7 +51,6 @@ const LOOK_OF_KIND: readonly LookCode[] = (() => {
 })();
 
 const CUSTOM = ENTRY_TYPES.custom.code;
-const SIDECHAIN_TYPE = "claude-code.sidechain";
 
 /** Whether the look of an entry of this kind is known without its line. */
 export function lookOfKind(kind: number): LookCode | null {

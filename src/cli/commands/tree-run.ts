@@ -5,6 +5,7 @@ import type { CommandContext } from "../command-context.js";
 import { pathIds, renderTree } from "../render/tree.js";
 import { versionOnDisk } from "../resolve.js";
 import { readableSession } from "./file-kind.js";
+import { drawThroughIndex, type TreeDrawing } from "./tree-indexed.js";
 
 export interface TreeOptions {
   full?: boolean;
@@ -26,13 +27,26 @@ interface TreeRow {
   children: string[];
 }
 
-/** Draws the tree (or prints it as flat `--json` rows); reading problems are a note on stderr. */
+/**
+ * Draws the tree (or prints it as flat `--json` rows); reading problems are a note on stderr. A
+ * collapsed drawing reads only the lines it shows, through the sidecar index, when the index can
+ * answer as a whole read would (tree-indexed.ts); `--json` and `--full` need every entry.
+ */
 export async function runTree(
   ctx: CommandContext,
   ref: string | undefined,
   options: TreeOptions,
 ): Promise<void> {
   const readable = readableSession(ctx, ref);
+  const collapseOver = options.full ? 0 : (options.collapse ?? 8);
+  const c = ctx.colors;
+  const drawing = { colors: c, width: ctx.io.columns, collapseOver };
+  const indexed = ctx.json || collapseOver <= 0 ? null : drawThroughIndex(readable.path, drawing);
+  if (indexed !== null) {
+    printDrawing(ctx, readable.path, indexed);
+    noteOldVersion(ctx, readable.path, readable.version);
+    return;
+  }
   const view = await ctx.withSession(
     readable.path,
     (manager, path) => {
@@ -61,15 +75,22 @@ export async function runTree(
       issues,
     });
   }
-  const c = ctx.colors;
-  ctx.print(`${c.bold(name ?? sessionId)} ${c.dim(`${count} entries · ${path}`)}`);
-  if (roots.length === 0) ctx.print(c.dim("(empty session)"));
-  const collapseOver = options.full ? 0 : (options.collapse ?? 8);
-  const lines = renderTree(roots, { leafId, colors: c, width: ctx.io.columns, collapseOver, subagents });
-  ctx.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : "");
+  const lines = renderTree(roots, { ...drawing, leafId, subagents });
+  printDrawing(ctx, path, { sessionId, name, count, lines });
   noteOldVersion(ctx, path, readable.version);
   if (issues.length > 0)
     ctx.io.err(`${c.yellow(`${issues.length} issue(s) reading this session; see \`sessiontree fsck\``)}\n`);
+}
+
+function printDrawing(
+  ctx: CommandContext,
+  path: string,
+  { sessionId, name, count, lines }: TreeDrawing,
+): void {
+  const c = ctx.colors;
+  ctx.print(`${c.bold(name ?? sessionId)} ${c.dim(`${count} entries · ${path}`)}`);
+  if (lines.length === 0) ctx.print(c.dim("(empty session)"));
+  ctx.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : "");
 }
 
 /**

@@ -24,13 +24,36 @@ export interface TreeRenderOptions {
   subagents?: ReadonlyMap<string, string>;
 }
 
+/**
+ * What drawing reads of a tree: nodes by number, each one's children in drawing order, and the few
+ * facts of a node that decide whether a run of nodes is collapsed. An entry is asked for only when
+ * its line is drawn, so a tree read through the sidecar index parses only the lines shown.
+ */
+export interface TreeShape {
+  /** Nodes are numbered 0 … count - 1. */
+  readonly count: number;
+  readonly roots: ArrayLike<number>;
+  /** The leaf's node, -1 for none. */
+  readonly leaf: number;
+  children(node: number): ArrayLike<number>;
+  /** The parent node, -1 for a root. */
+  parent(node: number): number;
+  id(node: number): string;
+  /** The entry's type ("" when not known without reading it: a type sessiontree does not know). */
+  type(node: number): string;
+  label(node: number): string | undefined;
+}
+
+/** A line of a drawing: a node's, or how many nodes were collapsed there. */
+export type TreeLine = { prefix: string; node: number } | { prefix: string; elided: number };
+
 /** The symbols that tell entries apart without colour: on the leaf's path, off it, the leaf itself. */
 const SYMBOLS = { onPath: "●", offPath: "○", leaf: "◉" } as const;
 
 const KEEP = 2;
 
 interface Frame {
-  node: SessionTreeNode;
+  node: number;
   /** Prefix drawn before the connector of this run's first line. */
   indent: string;
   connector: "" | "├─ " | "└─ ";
@@ -42,28 +65,50 @@ interface Frame {
  * branch line. The leaf's path is marked ●, abandoned branches ○ (and dimmed), the leaf ◉.
  */
 export function renderTree(roots: readonly SessionTreeNode[], options: TreeRenderOptions): string[] {
-  const onPath = pathIds(roots, options.leafId);
-  const lines: string[] = [];
-  const stack: Frame[] = [...roots].reverse().map((node) => ({ node, indent: "", connector: "" as const }));
+  const forest = forestShape(roots, options.leafId);
+  return drawTree(forest, layoutTree(forest, options.collapseOver), forest.entry, options);
+}
+
+/** The lines of a drawing, before any entry is read: which nodes are drawn, where, and what is collapsed. */
+export function layoutTree(shape: TreeShape, collapseOver: number): TreeLine[] {
+  const onPath = pathNodes(shape);
+  const lines: TreeLine[] = [];
+  const stack: Frame[] = [];
+  for (let i = shape.roots.length - 1; i >= 0; i--)
+    stack.push({ node: shape.roots[i] as number, indent: "", connector: "" });
   while (stack.length > 0) {
     const frame = stack.pop() as Frame;
-    const run = linearRun(frame.node);
+    const run = linearRun(shape, frame.node);
     const inner = frame.indent + (frame.connector === "├─ " ? "│  " : frame.connector === "└─ " ? "   " : "");
-    const shown = collapse(run, options, onPath);
-    shown.forEach((item, i) => {
+    collapse(shape, run, collapseOver, onPath).forEach((item, i) => {
       const prefix = i === 0 ? frame.indent + frame.connector : inner;
-      lines.push(
-        typeof item === "number" ? elided(prefix, item, options) : nodeLine(prefix, item, options, onPath),
-      );
+      lines.push(typeof item === "number" ? { prefix, node: item } : { prefix, elided: item.elided });
     });
-    const last = run[run.length - 1] as SessionTreeNode;
-    const children = last.children;
+    const children = shape.children(run[run.length - 1] as number);
     for (let i = children.length - 1; i >= 0; i--) {
       const connector = i === children.length - 1 ? "└─ " : "├─ ";
-      stack.push({ node: children[i] as SessionTreeNode, indent: inner, connector });
+      stack.push({ node: children[i] as number, indent: inner, connector });
     }
   }
   return lines;
+}
+
+/** The text of a drawing's lines; `entryOf` gives the entry of each node drawn. */
+export function drawTree(
+  shape: TreeShape,
+  lines: readonly TreeLine[],
+  entryOf: (node: number) => SessionEntry,
+  options: TreeRenderOptions,
+): string[] {
+  const onPath = pathNodes(shape);
+  return lines.map((line) =>
+    "elided" in line
+      ? elided(line.prefix, line.elided, options)
+      : nodeLine(line.prefix, entryOf(line.node), shape.label(line.node), options, {
+          isLeaf: line.node === shape.leaf,
+          on: onPath[line.node] === 1,
+        }),
+  );
 }
 
 /** The ids on the path from a root to the leaf. */
@@ -83,38 +128,78 @@ export function pathIds(roots: readonly SessionTreeNode[], leafId: string | null
   return ids;
 }
 
+/** 1 for each node on the path from a root to the leaf. */
+function pathNodes(shape: TreeShape): Uint8Array {
+  const flags = new Uint8Array(shape.count);
+  for (let node = shape.leaf; node >= 0 && flags[node] !== 1; node = shape.parent(node)) flags[node] = 1;
+  return flags;
+}
+
+/** The forest's nodes numbered breadth first (no recursion), with their entries. */
+function forestShape(
+  roots: readonly SessionTreeNode[],
+  leafId: string | null,
+): TreeShape & { entry: (node: number) => SessionEntry } {
+  const nodes = [...roots];
+  const parents: number[] = roots.map(() => -1);
+  const children: number[][] = [];
+  for (let n = 0; n < nodes.length; n++) {
+    const numbers: number[] = [];
+    for (const child of (nodes[n] as SessionTreeNode).children) {
+      numbers.push(nodes.length);
+      nodes.push(child);
+      parents.push(n);
+    }
+    children.push(numbers);
+  }
+  const node = (n: number) => nodes[n] as SessionTreeNode;
+  return {
+    count: nodes.length,
+    roots: roots.map((_, n) => n),
+    leaf: leafId === null ? -1 : nodes.findIndex((candidate) => candidate.entry.id === leafId),
+    children: (n) => children[n] as number[],
+    parent: (n) => parents[n] as number,
+    id: (n) => node(n).entry.id,
+    type: (n) => node(n).entry.type,
+    label: (n) => node(n).label,
+    entry: (n) => node(n).entry,
+  };
+}
+
 /** A node and its single-child descendants, up to the first node with zero or several children. */
-function linearRun(start: SessionTreeNode): SessionTreeNode[] {
+function linearRun(shape: TreeShape, start: number): number[] {
   const run = [start];
-  let node = start;
-  while (node.children.length === 1) {
-    node = node.children[0] as SessionTreeNode;
+  let children = shape.children(start);
+  while (children.length === 1) {
+    const node = children[0] as number;
     run.push(node);
+    children = shape.children(node);
   }
   return run;
 }
 
-/** The run with long stretches of plain entries replaced by how many were left out. */
+/**
+ * The run with long stretches of plain entries replaced by how many were left out. A stretch keeps
+ * its first and last two, so one of five or fewer is never cut, whatever `collapseOver` says.
+ */
 function collapse(
-  run: SessionTreeNode[],
-  options: TreeRenderOptions,
-  onPath: Set<string>,
-): Array<SessionTreeNode | number> {
-  if (options.collapseOver <= 0) return run;
-  const out: Array<SessionTreeNode | number> = [];
-  let stretch: SessionTreeNode[] = [];
+  shape: TreeShape,
+  run: number[],
+  collapseOver: number,
+  onPath: Uint8Array,
+): Array<number | { elided: number }> {
+  if (collapseOver <= 0) return run;
+  const out: Array<number | { elided: number }> = [];
+  let stretch: number[] = [];
   const flush = () => {
-    if (stretch.length > options.collapseOver) {
-      out.push(...stretch.slice(0, KEEP), stretch.length - 2 * KEEP, ...stretch.slice(-KEEP));
+    if (stretch.length > collapseOver && stretch.length > 2 * KEEP + 1) {
+      out.push(...stretch.slice(0, KEEP), { elided: stretch.length - 2 * KEEP }, ...stretch.slice(-KEEP));
     } else out.push(...stretch);
     stretch = [];
   };
   run.forEach((node, i) => {
-    const plain = i > 0 && i < run.length - 1 && isPlain(node, options.leafId);
-    if (
-      plain &&
-      (stretch.length === 0 || onPath.has(node.entry.id) === onPath.has(stretch[0]?.entry.id ?? ""))
-    ) {
+    const plain = i > 0 && i < run.length - 1 && isPlain(shape, node);
+    if (plain && (stretch.length === 0 || onPath[node] === onPath[stretch[0] as number])) {
       stretch.push(node);
       return;
     }
@@ -128,26 +213,25 @@ function collapse(
 
 const NOTABLE: ReadonlySet<string> = new Set(["compaction", "branch_summary", "session_info"]);
 
-function isPlain(node: SessionTreeNode, leafId: string | null): boolean {
-  return node.entry.id !== leafId && !node.label && !NOTABLE.has(node.entry.type);
+function isPlain(shape: TreeShape, node: number): boolean {
+  return node !== shape.leaf && !shape.label(node) && !NOTABLE.has(shape.type(node));
 }
 
 function nodeLine(
   prefix: string,
-  node: SessionTreeNode,
+  entry: SessionEntry,
+  labelText: string | undefined,
   options: TreeRenderOptions,
-  onPath: Set<string>,
+  { isLeaf, on }: { isLeaf: boolean; on: boolean },
 ): string {
   const c = options.colors;
-  const { id } = node.entry;
-  const isLeaf = id === options.leafId;
-  const on = onPath.has(id);
+  const { id } = entry;
   const symbol = isLeaf ? SYMBOLS.leaf : on ? SYMBOLS.onPath : SYMBOLS.offPath;
   const context = { subagent: options.subagents?.get(id) };
-  const description = describeEntry(node.entry, context);
+  const description = describeEntry(entry, context);
   const { kind, tag } = description;
-  const text = treeText(node.entry, context, description);
-  const label = node.label ? ` [${node.label}]` : "";
+  const text = treeText(entry, context, description);
+  const label = labelText ? ` [${labelText}]` : "";
   const leafMark = isLeaf ? " ← leaf" : "";
   const head = `${prefix}${symbol} ${id} ${tag}`;
   const room = options.width - head.length - label.length - leafMark.length - 1;

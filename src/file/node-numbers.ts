@@ -1,5 +1,5 @@
-import { KIND } from "../file/sidecar-index-kind.js";
-import type { SessionIndex } from "../file/sidecar-index-model.js";
+import { KIND } from "./sidecar-index-kind.js";
+import type { SessionIndex } from "./sidecar-index-model.js";
 
 /**
  * A shape's node numbers over a sidecar index's entry numbers: the same but for hidden leaf markers
