@@ -8,7 +8,7 @@ import { type LockingMode, SessionFile } from "../src/file/session-file.js";
 import { encodeLines } from "../src/format/jsonl/encode.js";
 import { SessionManager } from "../src/session/session-manager.js";
 import type { Row } from "./results.js";
-import { median, timeOnce, timeOnceAsync } from "./stats.js";
+import { median, settle, timeOnce, timeOnceAsync } from "./stats.js";
 
 function message(i: number): AppendableMessage {
   const text = `step ${i}: read the file, run the tests, report what failed and why, then propose a fix`;
@@ -62,15 +62,6 @@ export function encodeCeiling(count: number): number {
 }
 
 /** Milliseconds to append `count` messages with pi's appendMessage, on a fresh copy of `source`. */
-/**
- * A full garbage collection before a timed loop, when node runs with --expose-gc (`npm run bench`
- * does): without it the collection of what an open left behind lands in whichever loop runs next,
- * mostly pi's, whose open keeps every line's string (its rate halved in a run).
- */
-function settle(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
 function timePiAppends(source: string, count: number): number {
   const file = copyOf(source, "pi");
   const manager = PiSessionManager.open(file, dirname(file));

@@ -8,7 +8,7 @@ import { openPathOnly } from "../src/session/context-resume.js";
 import { SessionManager } from "../src/session/session-manager.js";
 import type { GeneratedSession } from "./generate.js";
 import type { Row } from "./results.js";
-import { interleaved, median, timeOnce } from "./stats.js";
+import { interleaved, median, settle, timeOnce } from "./stats.js";
 
 export interface OpenFigures {
   rows: Row[];
@@ -140,7 +140,10 @@ export function measureTreeOps(session: GeneratedSession, label: string, runs: n
     ours: { run: () => ours.getBranch() },
     pi: { run: () => pi.getBranch() },
   });
-  const tree = interleaved(runs, { ours: { run: () => ours.getTree() }, pi: { run: () => pi.getTree() } });
+  const tree = interleaved(runs, {
+    ours: { run: () => ours.getTree(), before: settle },
+    pi: { run: () => pi.getTree(), before: settle },
+  });
   const children = interleaved(runs, {
     ours: { run: () => probes.map((id) => ours.getChildren(id)) },
     pi: { run: () => probes.map((id) => pi.getChildren(id)) },

@@ -264,7 +264,9 @@ try {
     "",
     `Written by \`npm run bench${quick ? " -- --quick" : ""}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)} in ${seconds} s. ` +
       "Both implementations run in the same process on the same generated files, interleaved run by run; " +
-      "figures are medians. Peak memory comes from a fresh child process per measurement.",
+      "figures are medians. The append loops and each getTree() start after a full garbage collection, so " +
+      "neither contender pays for what the other left behind. Peak memory comes from a fresh child process " +
+      "per measurement.",
     "",
     `Machine: ${environment()}.`,
     "",

@@ -36,6 +36,16 @@ export function medianMs(runs: number, fn: () => unknown, before?: () => void): 
 }
 
 /** Interleaves contenders run by run and returns each one's median milliseconds. */
+/**
+ * A full garbage collection before a timed run, when node runs with --expose-gc (`npm run bench`
+ * does): without it the collection of what the run before left behind lands in whichever run comes
+ * next (an open's garbage in pi's appends halved its rate in a run; the other contender's forest
+ * in a getTree, which is mostly collector work).
+ */
+export function settle(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 export function interleaved<K extends string>(
   runs: number,
   contenders: Record<K, { run: () => unknown; before?: () => void }>,
