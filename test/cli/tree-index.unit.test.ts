@@ -9,7 +9,7 @@ import { LEAF_MARKER_TYPE } from "../../src/core/entry.js";
 import { migrateFile } from "../../src/file/migrate.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { dropCachedIndex } from "../../src/file/sidecar-index.js";
-import { subagentNames } from "../../src/format/describe.js";
+import { SIDECHAIN_TYPE, subagentNames } from "../../src/format/describe.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { capturedIO } from "../support/captured-io.js";
 import { Random } from "../support/random.js";
@@ -196,6 +196,13 @@ describe("tree through the sidecar index", () => {
     text.splice(5, 0, last as string);
     writeFileSync(path, `${text.join("\n")}\n`);
     dropCachedIndex(path);
+    assert.equal(drawnIndexed(path, 8), null);
+    // A Claude Code subagent's line is named from the lines around it.
+    randomSession(path, 7, 80);
+    const sidechain = { customType: SIDECHAIN_TYPE, data: { message: { content: "sub" } } };
+    const tail = { type: "custom", id: "side1", parentId: "e7x0004f", timestamp: "2026-01-03T00:00:00.000Z" };
+    appendFileSync(path, `${JSON.stringify({ ...tail, ...sidechain })}\n`);
+    assert.ok(drawnWhole(path, 8).count > 80);
     assert.equal(drawnIndexed(path, 8), null);
   });
 
