@@ -3,30 +3,21 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { main } from "../../src/cli/main.js";
-import { SessionFile } from "../../src/file/session-file.js";
 import { indexPathFor } from "../../src/file/sidecar-index.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { capturedIO } from "../support/captured-io.js";
+import { runCountingWholeReads } from "./whole-reads.js";
 
 const CWD = "/home/dev/project";
 
-/** Runs the CLI in-process, counting the whole reads of a session file it makes. */
+/** Runs the CLI in-process, counting the whole reads of a session file it makes; it must succeed. */
 async function run(args: string[], root: string): Promise<{ code: number; out: string; wholeReads: number }> {
-  const { io, output } = capturedIO({ HOME: root, SESSIONTREE_ROOT: root }, CWD);
-  const open = SessionFile.open;
-  let wholeReads = 0;
-  SessionFile.open = (...openArgs: Parameters<typeof open>) => {
-    wholeReads++;
-    return open.apply(SessionFile, openArgs);
-  };
-  try {
-    const code = await main(args, io);
-    assert.equal(code, 0, output.stderr);
-    return { code, out: output.stdout, wholeReads };
-  } finally {
-    SessionFile.open = open;
-  }
+  const { code, out, err, wholeReads } = await runCountingWholeReads(
+    args,
+    { HOME: root, SESSIONTREE_ROOT: root },
+    CWD,
+  );
+  assert.equal(code, 0, err);
+  return { code, out, wholeReads };
 }
 
 /**

@@ -7,13 +7,13 @@ import { main } from "../../src/cli/main.js";
 import { renderTree } from "../../src/cli/render/tree.js";
 import { LEAF_MARKER_TYPE } from "../../src/core/entry.js";
 import { migrateFile } from "../../src/file/migrate.js";
-import { SessionFile } from "../../src/file/session-file.js";
 import { dropCachedIndex } from "../../src/file/sidecar-index.js";
 import { SIDECHAIN_TYPE, subagentNames } from "../../src/format/describe.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { capturedIO } from "../support/captured-io.js";
 import { Random } from "../support/random.js";
 import { tempFolders } from "../support/temp-folders.js";
+import { runCountingWholeReads } from "./whole-reads.js";
 
 const folders = tempFolders("sessiontree-tree-index");
 const FIXTURES =
@@ -228,25 +228,14 @@ describe("tree through the sidecar index", () => {
     const dir = folders.fresh();
     const path = join(dir, "s.jsonl");
     randomSession(path, 11, 2_000);
-    const open = SessionFile.open;
-    let wholeReads = 0;
-    SessionFile.open = (...args: Parameters<typeof open>) => {
-      wholeReads++;
-      return open.apply(SessionFile, args);
-    };
-    try {
-      for (const [args, reads] of [
-        [["tree", path], 0],
-        [["tree", path, "--json"], 1],
-        [["tree", path, "--full"], 1],
-      ] as const) {
-        wholeReads = 0;
-        const { io, output } = capturedIO({ SESSIONTREE_ROOT: dir }, dir);
-        assert.equal(await main([...args], io), 0, output.stderr);
-        assert.equal(wholeReads, reads, args.join(" "));
-      }
-    } finally {
-      SessionFile.open = open;
+    for (const [args, reads] of [
+      [["tree", path], 0],
+      [["tree", path, "--json"], 1],
+      [["tree", path, "--full"], 1],
+    ] as const) {
+      const { code, err, wholeReads } = await runCountingWholeReads(args, { SESSIONTREE_ROOT: dir }, dir);
+      assert.equal(code, 0, err);
+      assert.equal(wholeReads, reads, args.join(" "));
     }
   });
 });

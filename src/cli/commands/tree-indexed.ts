@@ -76,7 +76,8 @@ function indexedShape(
   labels: ReadonlyMap<string, string>,
 ): TreeShape | null {
   const index = reader.index;
-  const { starts, list, roots, parents } = childLists(nodes.parents(index));
+  const parents = nodes.parents(index);
+  const { starts, list, roots } = childLists(parents);
   const branching: number[] = [];
   for (let node = 0; node < nodes.count; node++)
     if ((starts[node + 1] as number) - (starts[node] as number) > 1) branching.push(node);
@@ -100,12 +101,7 @@ function indexedShape(
 }
 
 /** Each node's children as one list (`list[starts[n]]` up to `starts[n + 1]`), in node order. */
-function childLists(parents: Int32Array): {
-  starts: Int32Array;
-  list: Int32Array;
-  roots: number[];
-  parents: Int32Array;
-} {
+function childLists(parents: Int32Array): { starts: Int32Array; list: Int32Array; roots: number[] } {
   const count = parents.length;
   const starts = new Int32Array(count + 1);
   const roots: number[] = [];
@@ -121,5 +117,5 @@ function childLists(parents: Int32Array): {
     const parent = parents[node] as number;
     if (parent >= 0) list[(next[parent] as number)++] = node;
   }
-  return { starts, list, roots, parents };
+  return { starts, list, roots };
 }

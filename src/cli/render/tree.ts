@@ -44,8 +44,8 @@ export interface TreeShape {
   label(node: number): string | undefined;
 }
 
-/** A line of a drawing: a node's, or how many nodes were collapsed there. */
-export type TreeLine = { prefix: string; node: number } | { prefix: string; elided: number };
+/** A line of a drawing: a node's (and whether it is on the leaf's path), or how many nodes were collapsed there. */
+export type TreeLine = { prefix: string; node: number; onPath: boolean } | { prefix: string; elided: number };
 
 /** The symbols that tell entries apart without colour: on the leaf's path, off it, the leaf itself. */
 const SYMBOLS = { onPath: "●", offPath: "○", leaf: "◉" } as const;
@@ -82,7 +82,11 @@ export function layoutTree(shape: TreeShape, collapseOver: number): TreeLine[] {
     const inner = frame.indent + (frame.connector === "├─ " ? "│  " : frame.connector === "└─ " ? "   " : "");
     collapse(shape, run, collapseOver, onPath).forEach((item, i) => {
       const prefix = i === 0 ? frame.indent + frame.connector : inner;
-      lines.push(typeof item === "number" ? { prefix, node: item } : { prefix, elided: item.elided });
+      lines.push(
+        typeof item === "number"
+          ? { prefix, node: item, onPath: onPath[item] === 1 }
+          : { prefix, elided: item.elided },
+      );
     });
     const children = shape.children(run[run.length - 1] as number);
     for (let i = children.length - 1; i >= 0; i--) {
@@ -100,31 +104,21 @@ export function drawTree(
   entryOf: (node: number) => SessionEntry,
   options: TreeRenderOptions,
 ): string[] {
-  const onPath = pathNodes(shape);
   return lines.map((line) =>
     "elided" in line
       ? elided(line.prefix, line.elided, options)
       : nodeLine(line.prefix, entryOf(line.node), shape.label(line.node), options, {
           isLeaf: line.node === shape.leaf,
-          on: onPath[line.node] === 1,
+          on: line.onPath,
         }),
   );
 }
 
 /** The ids on the path from a root to the leaf. */
 export function pathIds(roots: readonly SessionTreeNode[], leafId: string | null): Set<string> {
-  const parent = new Map<string, string | null>();
-  const stack = [...roots];
-  while (stack.length > 0) {
-    const node = stack.pop() as SessionTreeNode;
-    for (const child of node.children) {
-      parent.set(child.entry.id, node.entry.id);
-      stack.push(child);
-    }
-  }
+  const forest = forestShape(roots, leafId);
   const ids = new Set<string>();
-  for (let id = leafId; id !== null && id !== undefined && !ids.has(id); id = parent.get(id) ?? null)
-    ids.add(id);
+  for (let node = forest.leaf; node >= 0; node = forest.parent(node)) ids.add(forest.id(node));
   return ids;
 }
 
