@@ -264,8 +264,10 @@ try {
     "",
     `Written by \`npm run bench${quick ? " -- --quick" : ""}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)} in ${seconds} s. ` +
       "Both implementations run in the same process on the same generated files, interleaved run by run; " +
-      "figures are medians. The append loops and each getTree() start after a full garbage collection, so " +
-      "neither contender pays for what the other left behind. Peak memory comes from a fresh child process " +
+      "figures are medians. The append loops and each getTree() start after a full garbage collection and a " +
+      "100 ms pause for its helper threads to finish sweeping, so neither contender pays for what the other " +
+      "left behind or for the bench's own collection (one getTree() row also gives calls back to back, " +
+      "collections included). Peak memory comes from a fresh child process " +
       "per measurement.",
     "",
     `Machine: ${environment()}.`,

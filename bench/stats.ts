@@ -35,7 +35,6 @@ export function medianMs(runs: number, fn: () => unknown, before?: () => void): 
   return median(times);
 }
 
-/** Interleaves contenders run by run and returns each one's median milliseconds. */
 /**
  * A full garbage collection before a timed run, when node runs with --expose-gc (`npm run bench`
  * does): without it the collection of what the run before left behind lands in whichever run comes
@@ -43,9 +42,20 @@ export function medianMs(runs: number, fn: () => unknown, before?: () => void): 
  * in a getTree, which is mostly collector work).
  */
 export function settle(): void {
-  (globalThis as { gc?: () => void }).gc?.();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return;
+  gc();
+  // The collection returns while its helper threads still sweep the heap; on two cores, a run that
+  // starts at once shares the machine with them and pays for the bench's own collection: a 100k
+  // getTree measured 59 ms right after it, 12 ms after the pause, and 12 ms with no pause under
+  // --single-threaded-gc. The pause lets them finish.
+  Atomics.wait(pause, 0, 0, SWEEP_PAUSE_MS);
 }
 
+const SWEEP_PAUSE_MS = 100;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Interleaves contenders run by run and returns each one's median milliseconds. */
 export function interleaved<K extends string>(
   runs: number,
   contenders: Record<K, { run: () => unknown; before?: () => void }>,
