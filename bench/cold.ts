@@ -1,5 +1,8 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { indexPathFor } from "../src/file/sidecar-index.js";
+import { openPathOnly } from "../src/session/context-resume.js";
 import type { Row } from "./results.js";
 import { median } from "./stats.js";
 
@@ -25,20 +28,23 @@ export function coldRun(impl: string, op: string, file: string, timeoutMs = 600_
   return JSON.parse(child.stdout.trim().split("\n").pop() as string) as ColdFigure;
 }
 
-/** Medians of `runs` fresh processes per contender, interleaved run by run. */
+/**
+ * Medians of `runs` fresh processes per contender, interleaved run by run; `before` runs untimed
+ * before each contender's run.
+ */
 export function coldMedians(
   contenders: readonly string[],
   op: string,
   file: string,
   runs: number,
-  before?: () => void,
+  before?: (impl: string) => void,
 ): Record<string, ColdFigure | null> {
   const figures: Record<string, ColdFigure[]> = Object.fromEntries(contenders.map((impl) => [impl, []]));
   const failed = new Set<string>();
   for (let r = 0; r < runs; r++) {
     for (const impl of contenders) {
       if (failed.has(impl)) continue;
-      before?.();
+      before?.(impl);
       const figure = coldRun(impl, op, file);
       if (figure === null) failed.add(impl);
       else figures[impl]?.push(figure);
@@ -67,7 +73,12 @@ export function measureColdWholeReads(
   workload: { file: string; label: string; op: "open-branch" | "open-context"; target: number },
   runs: number,
 ): Row[] {
-  const t = coldMedians(["pi", "ours-cold", "ours", "floor"], workload.op, workload.file, runs);
+  // `ours-cold` removes the index, and an open writes none for a session with no compaction (it
+  // reads such a file whole): without this, "index present" would time a second first open.
+  const withIndex = (impl: string) => {
+    if (impl === "ours" && !existsSync(indexPathFor(workload.file))) openPathOnly(workload.file);
+  };
+  const t = coldMedians(["pi", "ours-cold", "ours", "floor"], workload.op, workload.file, runs, withIndex);
   const pi = t.pi;
   const group = `cold whole reads, fresh process (${workload.label})`;
   const call = workload.op === "open-branch" ? "getBranch()" : "buildSessionContext()";
