@@ -10,6 +10,7 @@ import type {
 import { LEAF_MARKER_TYPE } from "./entry.js";
 import type { SessionIssue } from "./issues.js";
 import type { AgentMessage, AssistantMessage, CustomMessage } from "./messages.js";
+import { isWellFormed } from "./validate.js";
 
 /** How the context projection (core/context.ts) uses an entry of a type when it lies on the path. */
 export type ContextRole =
@@ -211,6 +212,7 @@ function readPath(path: PathView): PathReading {
     const entry = entryAt(path, index);
     switch (entry.type) {
       case "message":
+        if (!becomesMessage(entry)) break;
         out.add(entry);
         if (entry.message.role === "assistant") found.modelSource = entry;
         break;
@@ -219,19 +221,20 @@ function readPath(path: PathView): PathReading {
         out.add(entry);
         break;
       case "thinking_level_change":
-        found.thinkingLevel = entry.thinkingLevel;
+        if (isWellFormed(entry)) found.thinkingLevel = entry.thinkingLevel;
         break;
       case "model_change":
-        found.modelSource = entry;
+        if (isWellFormed(entry)) found.modelSource = entry;
         break;
       case "compaction":
+        if (!isWellFormed(entry)) break;
         found.compactionIndex = index;
         // What came before returns, if at all, as the kept range.
         out.clear();
         break;
       case "custom":
         // Defined, not assigned: a customType of "__proto__" is a key like any other.
-        if (entry.customType !== LEAF_MARKER_TYPE)
+        if (entry.customType !== LEAF_MARKER_TYPE && isWellFormed(entry))
           Object.defineProperty(found.extensionState, entry.customType, {
             value: (entry as CustomEntry).data,
             enumerable: true,
@@ -270,12 +273,24 @@ function compactedMessages(
 
 type MessageSourceEntry = SessionMessageEntry | CustomMessageEntry | BranchSummaryEntry;
 
-/** The one rule for which entries reach the model: counting and collecting both use it. */
+/**
+ * The one rule for which entries reach the model: counting and collecting both use it. A malformed
+ * entry (read from a file whose writer named its fields otherwise) holds its place and adds nothing.
+ */
 function becomesMessage(entry: SessionEntry): entry is MessageSourceEntry {
+  if (entry.type === "message") return hasRole(entry.message);
   return (
-    entry.type === "message" ||
-    entry.type === "custom_message" ||
-    (entry.type === "branch_summary" && Boolean(entry.summary))
+    (entry.type === "custom_message" || (entry.type === "branch_summary" && Boolean(entry.summary))) &&
+    isWellFormed(entry)
+  );
+}
+
+/** A message entry's own check, inline: it runs for every message of a path. */
+function hasRole(message: unknown): boolean {
+  return (
+    typeof message === "object" &&
+    message !== null &&
+    typeof (message as { role?: unknown }).role === "string"
   );
 }
 

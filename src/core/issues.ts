@@ -11,6 +11,11 @@ export type IssueCode =
   | "glued_records"
   | "invalid_utf8"
   | "invalid_entry"
+  /**
+   * An entry whose known type lacks its own fields or holds them with other types (a warning): it
+   * is kept in the tree, as pi keeps it, and nothing is derived from it (core/validate.ts).
+   */
+  | "malformed_entry"
   | "missing_header"
   | "invalid_header"
   | "duplicate_identical"

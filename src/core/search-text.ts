@@ -9,18 +9,21 @@
  */
 import type { SessionEntry } from "./entry.js";
 import type { SearchHit } from "./search-hit.js";
+import { isWellFormed } from "./validate.js";
 
 /** Longest text taken from one entry: a 1 MB tool output is searched by its head, not whole. */
 export const SEARCH_TEXT_LIMIT = 64 * 1024;
 
-/** The searchable text of an entry, or "" when it has none. */
+/** The searchable text of an entry, or "" when it has none (or is malformed: core/validate.ts). */
 export function searchableText(entry: SessionEntry): string {
+  if (!isWellFormed(entry)) return "";
   const text = rawText(entry);
   return text.length > SEARCH_TEXT_LIMIT ? text.slice(0, SEARCH_TEXT_LIMIT) : text;
 }
 
 /** The kind of searchable entry, shown beside a hit. */
 export function searchKind(entry: SessionEntry): SearchHit["kind"] | null {
+  if (!isWellFormed(entry)) return null;
   switch (entry.type) {
     case "message": {
       const role = (entry.message as { role?: unknown }).role;

@@ -15,6 +15,7 @@ import { type StampOptions, stampDraft } from "./stamp.js";
 import { analyzeStructure } from "./structure.js";
 import { ChildLists, grown, INITIAL_SLOTS } from "./tree-children.js";
 import { buildForest, type SessionTreeNode } from "./tree-forest.js";
+import { givesWayTo, isWellFormed } from "./validate.js";
 
 export type { SessionTreeNode } from "./tree-forest.js";
 
@@ -76,13 +77,12 @@ export class SessionTree {
   /**
    * Adds an entry read from storage, in storage order. The leaf follows storage order, as in pi
    * (a leaf marker moves it to the marker's parent). Identical duplicates collapse; a conflicting
-   * duplicate is reported and the first one wins. `keepLeaf` adds entries another process wrote
-   * without moving this reader's leaf.
+   * duplicate is reported and the first one wins, unless the first is malformed (`loadDuplicate`).
+   * `keepLeaf` adds entries another process wrote without moving this reader's leaf.
    */
   load(entry: SessionEntry, position: EntryPosition = {}, options: { keepLeaf?: boolean } = {}): LoadOutcome {
     const existing = this.slotById.get(entry.id);
-    if (existing !== undefined)
-      return this.reportDuplicate(this.order[existing] as SessionEntry, entry, position);
+    if (existing !== undefined) return this.loadDuplicate(existing, entry, position);
     return this.loadNew(entry, options.keepLeaf === true);
   }
 
@@ -92,8 +92,7 @@ export class SessionTree {
    */
   loadAt(entry: SessionEntry, line: number, offset: number, keepLeaf = false): LoadOutcome {
     const existing = this.slotById.get(entry.id);
-    if (existing !== undefined)
-      return this.reportDuplicate(this.order[existing] as SessionEntry, entry, { line, offset });
+    if (existing !== undefined) return this.loadDuplicate(existing, entry, { line, offset });
     return this.loadNew(entry, keepLeaf);
   }
 
@@ -353,8 +352,11 @@ export class SessionTree {
       this.hiddenMarkers.delete(parentId);
       this.linkChild(this.order[parentSlot] as SessionEntry);
     }
-    if (entry.type === "label") this.applyLabel(entry as LabelEntry);
-    else if (entry.type === "session_info") this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
+    // A malformed label or name (read from a file: core/validate.ts) holds its place and sets nothing.
+    if (entry.type === "label") {
+      if (isWellFormed(entry)) this.applyLabel(entry as LabelEntry);
+    } else if (entry.type === "session_info" && isWellFormed(entry))
+      this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
     return parentSlot;
   }
 
@@ -376,6 +378,23 @@ export class SessionTree {
   private applyLabel(entry: LabelEntry): void {
     if (entry.label) this.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
     else this.labels.delete(entry.targetId);
+  }
+
+  /** A second entry with an id already held: the first is kept unless it gives way (`givesWayTo`). */
+  private loadDuplicate(slot: number, entry: SessionEntry, position: EntryPosition): LoadOutcome {
+    const held = this.order[slot] as SessionEntry;
+    if (!givesWayTo(held, entry)) return this.reportDuplicate(held, entry, position);
+    this.order[slot] = entry;
+    if (entry.type === "label") this.applyLabel(entry as LabelEntry);
+    else if (entry.type === "session_info") this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
+    this.loadIssues.push({
+      code: "duplicate_conflict",
+      severity: "warning",
+      message: `Entry ${entry.id} appears twice; the first copy is malformed and the second, well-formed, is kept`,
+      entryId: entry.id,
+      ...position,
+    });
+    return "duplicate";
   }
 
   private reportDuplicate(existing: SessionEntry, entry: SessionEntry, position: EntryPosition): LoadOutcome {

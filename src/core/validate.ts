@@ -1,4 +1,10 @@
-import { type EntryType, isKnownEntryType, type SessionEntry, type SessionHeader } from "./entry.js";
+import {
+  type EntryType,
+  isKnownEntryType,
+  isLeafMarker,
+  type SessionEntry,
+  type SessionHeader,
+} from "./entry.js";
 
 /** The result of checking a parsed JSON value: the typed value, or why it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -12,7 +18,11 @@ function isObject(value: unknown): value is Json {
 const isString = (v: unknown): v is string => typeof v === "string";
 const isOptionalString = (v: unknown) => v === undefined || v === null || typeof v === "string";
 
-/** Field checks per known entry type; each returns the first problem found, or undefined. */
+/**
+ * Field checks per known entry type, beyond the fields every entry has; each returns the first
+ * problem found, or undefined. Read from a file, an entry that fails them is kept as *malformed*
+ * (see `checkEntryRead`); written through an API, it is refused (`checkEntry`).
+ */
 const ENTRY_RULES: Record<EntryType, (e: Json) => string | undefined> = {
   message: (e) => {
     if (!isObject(e.message)) return "message must be an object";
@@ -27,7 +37,9 @@ const ENTRY_RULES: Record<EntryType, (e: Json) => string | undefined> = {
     // pi writes a compaction without one when it migrates a v1 file whose kept index it cannot
     // place: such a compaction keeps nothing from before it (context.ts).
     if (!isOptionalString(e.firstKeptEntryId)) return "firstKeptEntryId must be a string";
-    if (typeof e.tokensBefore !== "number") return "tokensBefore must be a number";
+    // Shown, never used: pi reads a compaction without it (some writers name it otherwise).
+    if (e.tokensBefore !== undefined && typeof e.tokensBefore !== "number")
+      return "tokensBefore must be a number";
     return undefined;
   },
   branch_summary: (e) =>
@@ -58,34 +70,91 @@ export function checkHeader(value: unknown): Checked<SessionHeader> {
 }
 
 /**
- * Checks one entry after migration. Known types must carry their fields with the right types;
- * unknown types need only the common fields and are kept untouched.
+ * Checks one entry after migration, as an API that takes entries must: the fields every entry has,
+ * and a known type's own fields with the right types. Unknown types need only the common fields
+ * and are kept untouched.
  */
 export function checkEntry(value: unknown): Checked<SessionEntry> {
-  if (!isObject(value)) return { ok: false, reason: "entry is not a JSON object" };
-  if (!isString(value.type) || value.type.length === 0) return { ok: false, reason: "type must be a string" };
-  if (value.type === "session") return { ok: false, reason: "a second session header" };
-  if (!isString(value.id) || value.id.length === 0)
-    return { ok: false, reason: "id must be a non-empty string" };
-  if (value.parentId !== null && !isString(value.parentId)) {
-    return { ok: false, reason: "parentId must be a string or null" };
-  }
-  if (!isString(value.timestamp)) return { ok: false, reason: "timestamp must be a string" };
-  if (isKnownEntryType(value.type)) {
-    const problem = ENTRY_RULES[value.type](value);
-    if (problem) return { ok: false, reason: `${value.type}: ${problem}` };
-  }
-  return { ok: true, value: value as unknown as SessionEntry };
+  const problem = commonProblem(value);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  const malformed = fieldProblem(value as Json);
+  if (malformed !== undefined) return { ok: false, reason: malformed };
+  return { ok: true, value: value as SessionEntry };
+}
+
+/** `checkEntryRead`'s answer: an entry kept may be `malformed` (the problem with its own fields). */
+export type CheckedRead =
+  | { ok: true; value: SessionEntry; malformed?: string }
+  | { ok: false; reason: string };
+
+/**
+ * `checkEntry` for a line read from a session file, which pi's reading decides. pi keeps every
+ * line that parses, so an entry with the common fields right is an entry of the session whatever
+ * its own fields hold: refusing it would cut every entry after it from its history. One whose
+ * known type's fields are missing or wrong (a writer that names them otherwise) is `malformed`:
+ * it holds its place in the tree, nothing is derived from it (`isWellFormed`), and readers report
+ * it. An entry with no parentId at all is a root (some writers leave a null parent out); it is
+ * held as null, so every reader of the entry sees the one form.
+ */
+export function checkEntryRead(value: unknown): CheckedRead {
+  if (isObject(value) && value.parentId === undefined && value.type !== "session") value.parentId = null;
+  const problem = commonProblem(value);
+  if (problem !== undefined) return { ok: false, reason: problem };
+  // Every reader of a message entry reads its message: without one, there is no entry to keep.
+  if ((value as Json).type === "message" && !isObject((value as Json).message))
+    return { ok: false, reason: "message: message must be an object" };
+  const entry = value as SessionEntry;
+  const malformed = fieldProblem(value as Json);
+  return malformed === undefined ? { ok: true, value: entry } : { ok: true, value: entry, malformed };
+}
+
+/** What a reader says of a malformed entry it kept (after the line it names). */
+export function malformedNote(entry: SessionEntry, malformed: string): string {
+  return `entry ${entry.id} kept, but nothing is taken from it: ${malformed}`;
 }
 
 /**
- * `checkEntry` for a line read from a session file, which pi's reading decides: an entry with no
- * parentId at all is a root (some writers leave a null parent out). It is held as null, so every
- * reader of the entry sees the one form; an API that takes entries keeps asking for the field.
+ * Whether a known type's own fields are there with the right types (always, for an unknown type):
+ * what the context, labels, the name and descriptions require before they use an entry. Only a
+ * file read can hand out one that is not (`checkEntryRead`).
  */
-export function checkEntryRead(value: unknown): Checked<SessionEntry> {
-  if (isObject(value) && value.parentId === undefined && value.type !== "session") value.parentId = null;
-  return checkEntry(value);
+export function isWellFormed(entry: SessionEntry): boolean {
+  return fieldProblem(entry as unknown as Json) === undefined;
+}
+
+/**
+ * Whether `held`, an entry of a file, gives way to `later`, a second entry with its id further on:
+ * when `held` is malformed and `later` a well-formed copy of the same type under the same parent.
+ * Damage to a field's name makes a malformed line too, and a damaged copy must not hide the intact
+ * copy of the entry written again further on (the first entry of an id wins otherwise).
+ */
+export function givesWayTo(held: SessionEntry, later: SessionEntry): boolean {
+  return (
+    held.type === later.type &&
+    held.parentId === later.parentId &&
+    !isLeafMarker(later) &&
+    !isWellFormed(held) &&
+    isWellFormed(later)
+  );
+}
+
+/** The fields every entry has: a type, an id, a parent (or null), a timestamp. */
+function commonProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return "entry is not a JSON object";
+  if (!isString(value.type) || value.type.length === 0) return "type must be a string";
+  if (value.type === "session") return "a second session header";
+  if (!isString(value.id) || value.id.length === 0) return "id must be a non-empty string";
+  if (value.parentId !== null && !isString(value.parentId)) return "parentId must be a string or null";
+  if (!isString(value.timestamp)) return "timestamp must be a string";
+  return undefined;
+}
+
+/** A known type's problem with its own fields, prefixed with the type; undefined if none. */
+function fieldProblem(entry: Json): string | undefined {
+  const type = entry.type as string;
+  if (!isKnownEntryType(type)) return undefined;
+  const problem = ENTRY_RULES[type](entry);
+  return problem === undefined ? undefined : `${type}: ${problem}`;
 }
 
 /**

@@ -180,7 +180,9 @@ export class IndexedReader {
     const id = this.index.ids.at(n);
     for (const value of valuesOf(line, this.index.offsets[n] as number)) {
       const checked = checkEntryRead(value);
-      if (checked.ok && checked.value.id === id) return checked.value;
+      // A malformed entry is not read here: the whole read keeps it and reports it.
+      if (checked.ok && checked.value.id === id)
+        return checked.malformed === undefined ? checked.value : null;
     }
     return null;
   }

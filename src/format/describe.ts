@@ -6,6 +6,7 @@
  */
 import type { EntryType, SessionEntry } from "../core/entry.js";
 import { messageText } from "../core/messages.js";
+import { isWellFormed } from "../core/validate.js";
 
 /** What kind of entry it is, for colour and shape. */
 export type EntryKind =
@@ -66,8 +67,8 @@ const DESCRIBERS: Describers = {
   compaction: (entry) => ({
     kind: "compaction",
     tag: "compaction",
-    title: `Compaction summary (${entry.tokensBefore} tokens before)`,
-    text: `${entry.tokensBefore} tokens → ${entry.summary}`,
+    title: `Compaction summary (${tokensBeforeText(entry.tokensBefore)} tokens before)`,
+    text: `${tokensBeforeText(entry.tokensBefore)} tokens → ${entry.summary}`,
   }),
   branch_summary: (entry) => ({
     kind: "branchSummary",
@@ -112,11 +113,19 @@ const DESCRIBERS: Describers = {
 export function describeEntry(entry: SessionEntry, context: DescribeContext = {}): EntryDescription {
   const type = String((entry as { type?: unknown }).type);
   if (!Object.hasOwn(DESCRIBERS, type)) return unknownEntry(type);
+  // Read from a file whose writer named its fields otherwise: shown for what it is, nothing taken from it.
+  if (!isWellFormed(entry))
+    return { ...unknownEntry(type), title: `Entry of type ${type}, its fields not as expected` };
   const describe = DESCRIBERS[type as EntryType] as (
     entry: SessionEntry,
     context: DescribeContext,
   ) => EntryDescription;
   return describe(entry, context);
+}
+
+/** A compaction's `tokensBefore` as shown: "?" where its writer left it out (pi reads such files). */
+export function tokensBeforeText(tokensBefore: unknown): string {
+  return typeof tokensBefore === "number" ? String(tokensBefore) : "?";
 }
 
 function unknownEntry(type: string): EntryDescription {

@@ -1,5 +1,6 @@
 import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import type { AgentMessage } from "../core/messages.js";
+import { isWellFormed } from "../core/validate.js";
 import { type DescribeContext, describeEntry, subagentNames } from "./describe.js";
 
 export interface MarkdownExportInput {
@@ -34,6 +35,7 @@ export function exportMarkdown(input: MarkdownExportInput): string {
 /** The entry's heading (or, for a setting, label or name, its one-line note) and its body. */
 function entryMarkdown(entry: SessionEntry, context: DescribeContext): string[] {
   const { title } = describeEntry(entry, context);
+  if (!isWellFormed(entry)) return [`*${title}*`];
   switch (entry.type) {
     case "message":
       return messageMarkdown(entry.message as AgentMessage, title);

@@ -144,7 +144,10 @@ function plainMessageLook(
 
 function parsedLook(buffer: Buffer, start: number, end: number): LookCode {
   const checked = checkEntryRead(parse(buffer, start, end));
-  return checked.ok ? look(entryLook(checked.value as SessionEntry)) : NEEDS_WHOLE_READ;
+  // A malformed entry is the whole read's to show, as the indexed reader leaves it to it.
+  return checked.ok && checked.malformed === undefined
+    ? look(entryLook(checked.value as SessionEntry))
+    : NEEDS_WHOLE_READ;
 }
 
 const RECORD_START = Buffer.from('{"type":"');

@@ -1,5 +1,5 @@
 import type { SessionEntry } from "../../src/core/entry.js";
-import { checkEntry } from "../../src/core/validate.js";
+import { checkEntryRead } from "../../src/core/validate.js";
 
 /**
  * The entries a line holds, found independently of the reader (no bracket scan): the whole line
@@ -15,7 +15,8 @@ export function entriesOfLine(bytes: Buffer): SessionEntry[] {
     return [];
   }
   return valuesOf(text).flatMap((value) => {
-    const checked = checkEntry(value);
+    // As the reader keeps them: malformed entries too (core/validate.ts).
+    const checked = checkEntryRead(value);
     return checked.ok ? [checked.value] : [];
   });
 }

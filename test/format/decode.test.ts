@@ -200,7 +200,7 @@ describe("decodeSession", () => {
     );
   });
 
-  test("known types must carry their fields; unknown types need only the common ones", () => {
+  test("every entry needs the common fields; a known type missing its own is kept as malformed", () => {
     const decoded = decodeSession(
       lines(
         header,
@@ -211,18 +211,23 @@ describe("decodeSession", () => {
         { type: "session", id: "again", timestamp: T, cwd: "/p" },
       ),
     );
+    // pi keeps every line that parses: refusing "c" and "l" would cut whatever hangs under them.
     assert.deepEqual(
       decoded.entries.map((e) => e.entry.id),
-      ["u"],
+      ["c", "l", "u"],
     );
     assert.deepEqual(
-      decoded.issues.map((i) => [i.code, i.line]),
+      decoded.issues.map((i) => [i.code, i.severity, i.line]),
       [
-        ["invalid_entry", 2],
-        ["invalid_entry", 3],
-        ["invalid_entry", 5],
-        ["invalid_entry", 6],
+        ["malformed_entry", "warning", 2],
+        ["malformed_entry", "warning", 3],
+        ["invalid_entry", "error", 5],
+        ["invalid_entry", "error", 6],
       ],
+    );
+    assert.match(
+      decoded.issues[0]?.message ?? "",
+      /Line 2: entry c kept, but nothing is taken from it: compaction: firstKeptEntryId must be a string/,
     );
   });
 

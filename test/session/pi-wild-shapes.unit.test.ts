@@ -116,3 +116,75 @@ describe("an entry with no parentId at all", () => {
     );
   });
 });
+
+describe("entries whose own fields another writer named otherwise", () => {
+  // Shaped on a port of pi that writes its fields in snake_case: pi reads every line that parses.
+  const records = [
+    HEADER,
+    { type: "message", id: "u1", parentId: null, timestamp: at(1), message: user("q1") },
+    { type: "message", id: "a1", parentId: "u1", timestamp: at(2), message: assistant("a1") },
+    { type: "thinking_level_change", id: "t1", parentId: "a1", timestamp: at(3), thinking_level: "high" },
+    {
+      type: "model_change",
+      id: "m1",
+      parentId: "t1",
+      timestamp: at(4),
+      model: "openai/gpt-5.2",
+      model_metadata: { provider: "openai", model_id: "gpt-5.2" },
+    },
+    { type: "message", id: "u2", parentId: "m1", timestamp: at(5), message: user("q2") },
+    { type: "message", id: "a2", parentId: "u2", timestamp: at(6), message: assistant("a2") },
+    {
+      type: "compaction",
+      id: "c1",
+      parentId: "a2",
+      timestamp: at(7),
+      summary: "Kept the useful work",
+      tokens_before: 1234,
+      first_kept_entry_index: 0,
+    },
+    { type: "message", id: "u3", parentId: "c1", timestamp: at(8), message: user("q3") },
+    { type: "label", id: "l1", parentId: "u3", timestamp: at(9), target_id: "u1", label: "start" },
+    { type: "message", id: "a3", parentId: "l1", timestamp: at(10), message: assistant("a3") },
+  ];
+
+  test("keep their place in the tree and the history after them, as in pi", () => {
+    const files = twoCopies(freshDir(), lines(records));
+    const ours = SessionManager.open(files.ours);
+    const pi = PiSessionManager.open(files.pi);
+    const ids = (entries: Array<{ id: string }>) => entries.map((e) => e.id);
+    assert.deepEqual(ids(ours.getEntries()), ids(pi.getEntries()));
+    assert.deepEqual(ids(ours.getBranch()), ids(pi.getBranch()));
+    assert.deepEqual(ids(ours.getBranch()), ["u1", "a1", "t1", "m1", "u2", "a2", "c1", "u3", "l1", "a3"]);
+    assert.equal(ours.getLeafId(), pi.getLeafId());
+    assert.deepEqual(ours.getEntry("m1"), pi.getEntry("m1"));
+    assert.deepEqual(
+      ours.getTree().map((root) => root.entry.id),
+      pi.getTree().map((root) => root.entry.id),
+    );
+    // A compaction without tokensBefore is a compaction: its summary, then what follows it.
+    const context = ours.buildSessionContext();
+    const piContext = pi.buildSessionContext();
+    assert.deepEqual(context.messages, piContext.messages);
+    assert.deepEqual(
+      context.messages.map((m) => m.role),
+      ["compactionSummary", "user", "assistant"],
+    );
+    assert.equal(context.model?.modelId, piContext.model?.modelId);
+    assert.equal(ours.getLabel("u1"), pi.getLabel("u1"));
+    // Where pi takes the missing field as undefined, ours takes nothing from the entry.
+    assert.equal(piContext.thinkingLevel, undefined);
+    assert.equal(context.thinkingLevel, "off");
+    assert.deepEqual(
+      ours.getIssues().map((issue) => [issue.code, issue.severity, issue.line]),
+      [
+        ["malformed_entry", "warning", 4],
+        ["malformed_entry", "warning", 5],
+        ["malformed_entry", "warning", 10],
+      ],
+    );
+    const next = ours.appendMessage(user("q4"));
+    ours.close();
+    assert.deepEqual(ids(PiSessionManager.open(files.ours).getBranch()).at(-1), next);
+  });
+});

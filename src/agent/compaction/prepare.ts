@@ -1,6 +1,7 @@
 import { projectContext } from "../../core/context.js";
 import type { CompactionEntry, SessionEntry } from "../../core/entry.js";
 import type { AgentMessage } from "../../core/messages.js";
+import { isWellFormed } from "../../core/validate.js";
 import { findCutPoint } from "./cut-point.js";
 import { estimateContextTokens } from "./tokens.js";
 
@@ -35,10 +36,10 @@ export function prepareCompaction(
   path: readonly SessionEntry[],
   settings: CompactionSettings,
 ): CompactionPlan | undefined {
-  if (path.length === 0 || path[path.length - 1]?.type === "compaction") return undefined;
+  if (path.length === 0 || isCompaction(path[path.length - 1])) return undefined;
   let previousIndex = -1;
   for (let i = path.length - 1; i >= 0; i--) {
-    if (path[i]?.type === "compaction") {
+    if (isCompaction(path[i])) {
       previousIndex = i;
       break;
     }
@@ -71,4 +72,9 @@ export function prepareCompaction(
 function messagesIn(path: readonly SessionEntry[], from: number, to: number): AgentMessage[] {
   const slice = path.slice(from, to).filter((e) => e.type !== "compaction");
   return projectContext(slice).messages;
+}
+
+/** A compaction the context follows: a malformed one (read from a file) holds its place only. */
+function isCompaction(entry: SessionEntry | undefined): entry is CompactionEntry {
+  return entry?.type === "compaction" && isWellFormed(entry);
 }

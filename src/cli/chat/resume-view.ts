@@ -2,6 +2,7 @@ import pc from "picocolors";
 import { INTERRUPTED_REPLY_TEXT } from "../../agent/resume.js";
 import type { SessionEntry } from "../../core/entry.js";
 import { type AssistantMessage, messageText, type ToolResultMessage } from "../../core/messages.js";
+import { isWellFormed } from "../../core/validate.js";
 import { renderMarkdown } from "./markdown.js";
 import { describeCall } from "./render.js";
 
@@ -25,6 +26,7 @@ export function resumeView(path: readonly SessionEntry[], turns = 3): string[] {
 }
 
 function entryLines(entry: SessionEntry): string[] {
+  if (!isWellFormed(entry)) return [];
   if (entry.type === "compaction") return [pc.dim(`[compacted: ${oneLine(entry.summary, 80)}]`)];
   if (entry.type === "branch_summary") return [pc.dim(`[branch summary: ${oneLine(entry.summary, 80)}]`)];
   if (entry.type === "model_change") return [pc.dim(`[model → ${entry.provider}/${entry.modelId}]`)];

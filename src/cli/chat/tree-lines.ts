@@ -3,6 +3,7 @@ import type { SessionEntry } from "../../core/entry.js";
 import { NotFoundError, ValidationError } from "../../core/errors.js";
 import { messageText } from "../../core/messages.js";
 import type { SessionTreeNode } from "../../core/tree.js";
+import { isWellFormed } from "../../core/validate.js";
 import type { SessionManager } from "../../session/session-manager.js";
 
 /** An entry id from a full id or a unique prefix. */
@@ -30,6 +31,7 @@ export function treeLines(roots: readonly SessionTreeNode[], leafId: string | nu
 }
 
 function describe(entry: SessionEntry): string {
+  if (!isWellFormed(entry)) return entry.type;
   if (entry.type === "message") {
     const m = entry.message as { role: string; content?: unknown; stopReason?: string };
     const text = messageText(m).replace(/\s+/g, " ").slice(0, 60);

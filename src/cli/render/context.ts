@@ -1,5 +1,6 @@
 import type { ProjectedContext } from "../../core/context.js";
 import { messageText } from "../../core/messages.js";
+import { tokensBeforeText } from "../../format/describe.js";
 import { type Colors, oneLine } from "../io.js";
 
 export interface ContextRenderOptions {
@@ -35,7 +36,7 @@ function roleTitle(m: Block, c: Colors): string {
         ? c.red(`tool result ${String(m.toolName)} (error)`)
         : c.yellow(`tool result ${String(m.toolName)}`);
     case "compactionSummary":
-      return c.bold(c.magenta(`compaction summary (${String(m.tokensBefore)} tokens before)`));
+      return c.bold(c.magenta(`compaction summary (${tokensBeforeText(m.tokensBefore)} tokens before)`));
     case "branchSummary":
       return c.bold(c.magenta("branch summary"));
     case "custom":

@@ -1,7 +1,7 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../../core/entry.js";
 import type { BytePart, SessionIssue } from "../../core/issues.js";
-import { checkEntryRead, checkHeader } from "../../core/validate.js";
+import { type CheckedRead, checkEntryRead, checkHeader, malformedNote } from "../../core/validate.js";
 import { type LineIssue, readLineRecords } from "./line-records.js";
 import { isBlank, LineSplitter, type RawLine } from "./lines.js";
 import { StreamingMigrator } from "./migrate.js";
@@ -193,17 +193,17 @@ export class SessionDecoder {
       (!header.ok || ((header.value.version ?? 1) < CURRENT_SESSION_VERSION && records.length > 1))
     )
       return [];
-    const entries: SessionEntry[] = [];
+    const kept: Array<CheckedRead & { ok: true }> = [];
     for (const { value } of records.slice(header ? 1 : 0)) {
       if (this.migrator?.needed && isRecord(value)) this.migrator.migrate(value);
       const checked = checkEntryRead(value);
-      if (checked.ok) entries.push(checked.value);
+      if (checked.ok) kept.push(checked);
       else whole = false;
     }
-    if (!whole) return header ? [] : entries;
+    if (!whole) return header ? [] : kept.map((checked) => checked.value);
     for (const issue of issues) this.report(issue, tail);
     if (header) this.onRecord(records[0]?.value, tail.line, tail.offset, records[0]?.part ?? null);
-    for (const entry of entries) this.sink(entry, tail.line, tail.offset);
+    for (const checked of kept) this.keep(checked, tail.line, tail.offset, null);
     this.result.issues.push({
       code: "unterminated_line",
       severity: "info",
@@ -236,12 +236,24 @@ export class SessionDecoder {
   private readEntry(parsed: unknown, line: number, offset: number, part: BytePart | null): void {
     if (this.migrator?.needed && isRecord(parsed)) this.migrator.migrate(parsed);
     const checked = checkEntryRead(parsed);
-    if (checked.ok) this.sink(checked.value, line, offset);
+    if (checked.ok) this.keep(checked, line, offset, part);
     else
       this.report(
         { code: "invalid_entry", message: `${placeOf(line, part)}: ${checked.reason}`, part },
         { line, offset },
       );
+  }
+
+  /** An entry read: into the session, and reported when malformed (kept, nothing derived from it). */
+  private keep(
+    checked: CheckedRead & { ok: true },
+    line: number,
+    offset: number,
+    part: BytePart | null,
+  ): void {
+    if (checked.malformed !== undefined)
+      this.report(malformedIssue(checked.value, checked.malformed, line, part), { line, offset });
+    this.sink(checked.value, line, offset);
   }
 
   private readHeader(parsed: unknown, raw: LinePlace, part: BytePart | null): void {
@@ -254,7 +266,7 @@ export class SessionDecoder {
           { code: "missing_header", message: "The file has no session header; line 1 is an entry" },
           raw,
         );
-        this.sink(asEntry.value, raw.line, raw.offset);
+        this.keep(asEntry, raw.line, raw.offset, part);
       } else {
         this.report(
           {
@@ -283,6 +295,17 @@ export class SessionDecoder {
     if (part) placed.part = part;
     this.result.issues.push(placed);
   }
+}
+
+/** The warning for an entry kept though its own fields are missing or wrong. */
+function malformedIssue(
+  entry: SessionEntry,
+  malformed: string,
+  line: number,
+  part: BytePart | null,
+): ReadIssue {
+  const message = `${placeOf(line, part)}: ${malformedNote(entry, malformed)}`;
+  return { code: "malformed_entry", severity: "warning", message, part };
 }
 
 /** An issue of one line, before its line number and offset are added. */

@@ -2,6 +2,7 @@ import { closeSync, fstatSync, openSync, type Stats, statSync } from "node:fs";
 import { CURRENT_SESSION_VERSION, isLeafMarker, type SessionEntry } from "../../core/entry.js";
 import type { SearchHit } from "../../core/search-hit.js";
 import { searchableText, searchKind } from "../../core/search-text.js";
+import { isWellFormed } from "../../core/validate.js";
 import { checkStamp, type FileStamp, statMatches, takeStamp } from "../../file/file-stamp.js";
 import { readFromFd } from "../../file/read-file.js";
 import { SessionDecoder } from "../../format/jsonl/decode.js";
@@ -221,7 +222,7 @@ class FilePass {
     if (isLeafMarker(entry))
       this.leaf = entry.parentId === null ? -1 : (this.positionOf.get(entry.parentId) ?? -1);
     else this.leaf = position;
-    if (entry.type === "session_info") this.name = entry.name?.trim() || null;
+    if (entry.type === "session_info" && isWellFormed(entry)) this.name = entry.name?.trim() || null;
     this.index(entry, position, line, offset);
   };
 

@@ -1,5 +1,6 @@
 import type { SessionEntry } from "../../core/entry.js";
-import { describeEntry } from "../../format/describe.js";
+import { isWellFormed } from "../../core/validate.js";
+import { describeEntry, tokensBeforeText } from "../../format/describe.js";
 import { clear, el } from "./dom.js";
 import { messageView } from "./message-view.js";
 import { childCount, labelOf, type Model, nodeLook } from "./model.js";
@@ -74,14 +75,16 @@ function entryBody({ entry: e, subagent }: EntryBody, onJump: (id: string) => vo
     line.appendChild(jumpLink(id, onJump));
     body.appendChild(line);
   };
+  // A malformed entry (read from a file: core/validate.ts) is told by describe.ts, as an unknown one.
+  const wellFormed = isWellFormed(e);
   if (e.type === "message") body.appendChild(messageView(e.message ?? {}, null));
-  else if (e.type === "compaction") {
-    withLink(`${e.tokensBefore} tokens before · keeps from `, e.firstKeptEntryId);
+  else if (e.type === "compaction" && wellFormed) {
+    withLink(`${tokensBeforeText(e.tokensBefore)} tokens before · keeps from `, e.firstKeptEntryId);
     body.appendChild(longText(e.summary));
-  } else if (e.type === "branch_summary") {
+  } else if (e.type === "branch_summary" && wellFormed) {
     withLink("summary of the branch left at ", e.fromId);
     body.appendChild(longText(e.summary));
-  } else if (e.type === "label") {
+  } else if (e.type === "label" && wellFormed) {
     const line = el("div", null, e.label ? `sets label “${e.label}” on ` : "clears the label of ");
     line.appendChild(jumpLink(e.targetId, onJump));
     body.appendChild(line);

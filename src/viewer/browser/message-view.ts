@@ -1,3 +1,4 @@
+import { tokensBeforeText } from "../../format/describe.js";
 import { el } from "./dom.js";
 import { longText } from "./text-view.js";
 
@@ -23,7 +24,8 @@ function roleTitle(m: AnyMessage): string {
   if (m.role === "assistant")
     return `assistant · ${m.provider}/${m.model}${m.stopReason ? ` · ${m.stopReason}` : ""}`;
   if (m.role === "toolResult") return `tool result · ${m.toolName}${m.isError ? " · error" : ""}`;
-  if (m.role === "compactionSummary") return `compaction summary · ${m.tokensBefore} tokens before`;
+  if (m.role === "compactionSummary")
+    return `compaction summary · ${tokensBeforeText(m.tokensBefore)} tokens before`;
   if (m.role === "branchSummary") return `branch summary · from ${m.fromId}`;
   if (m.role === "custom") return `custom · ${m.customType}`;
   return String(m.role);

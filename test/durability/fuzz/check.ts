@@ -4,7 +4,7 @@ import { projectContext } from "../../../src/core/context.js";
 import type { SessionEntry } from "../../../src/core/entry.js";
 import { isSessionTreeError } from "../../../src/core/errors.js";
 import type { SessionTreeNode } from "../../../src/core/tree.js";
-import { checkEntry } from "../../../src/core/validate.js";
+import { checkEntryRead, givesWayTo } from "../../../src/core/validate.js";
 import { SessionFile } from "../../../src/file/session-file.js";
 import { entriesOfLine } from "../glued-oracle.js";
 import { entriesOnCycles, type LineSpan, splitLines } from "../support.js";
@@ -84,27 +84,35 @@ function assertUnchanged(path: string, before: { size: number; mtimeMs: number }
 }
 
 function checkIntactLines(file: SessionFile, lines: LineSpan[], originals: OriginalLines): number {
-  const firstValid = new Map<string, string>();
-  let checked = 0;
+  // The line that holds each id: the first kept, unless it was malformed and a well-formed copy
+  // of the same type under the same parent came later (core/validate.ts `givesWayTo`).
+  const holder = new Map<string, { key: string; entry: SessionEntry }>();
+  const take = (entry: SessionEntry, key: string) => {
+    const earlier = holder.get(entry.id);
+    if (earlier === undefined || givesWayTo(earlier.entry, entry)) holder.set(entry.id, { key, entry });
+  };
   // Entries glued after the header (a lost newline) come first.
   for (const glued of entriesOfLine(lines[0]?.terminated ? lines[0].bytes : Buffer.alloc(0)))
-    firstValid.set(glued.id, "glued after the header");
+    take(glued, "glued after the header");
   // Line 1 is the header (the file opened); an unterminated last line is not part of the session.
+  const intact: Array<{ key: string; original: SessionEntry }> = [];
   for (const line of lines.slice(1)) {
     if (!line.terminated) continue;
     const bytes = stripCr(line.bytes);
     const key = bytes.toString("latin1");
     const original = originals.get(key);
-    const parsed = original ?? parseValid(bytes);
+    const parsed = original ?? parseKept(bytes);
     if (!parsed) {
-      // Records glued on one line (a lost newline) are kept: the first of an id may be one of them.
-      for (const glued of entriesOfLine(bytes))
-        if (!firstValid.has(glued.id)) firstValid.set(glued.id, `glued ${key}`);
+      // Records glued on one line (a lost newline) are kept: the holder of an id may be one of them.
+      for (const glued of entriesOfLine(bytes)) take(glued, `glued ${key}`);
       continue;
     }
-    const earlier = firstValid.get(parsed.id);
-    if (earlier === undefined) firstValid.set(parsed.id, key);
-    if (!original || (earlier !== undefined && earlier !== key)) continue;
+    take(parsed, key);
+    if (original) intact.push({ key, original });
+  }
+  let checked = 0;
+  for (const { key, original } of intact) {
+    if (holder.get(original.id)?.key !== key) continue;
     const stored = file.tree.getStoredEntries().find((e) => e.id === original.id);
     assert.deepEqual(stored, original, `intact line ${key.slice(0, 60)}… was not recovered`);
     checked++;
@@ -112,10 +120,11 @@ function checkIntactLines(file: SessionFile, lines: LineSpan[], originals: Origi
   return checked;
 }
 
-function parseValid(bytes: Buffer): SessionEntry | undefined {
+/** The entry a line holds as the reader keeps it (malformed ones included), if any. */
+function parseKept(bytes: Buffer): SessionEntry | undefined {
   try {
     const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-    const checked = checkEntry(value);
+    const checked = checkEntryRead(value);
     return checked.ok ? checked.value : undefined;
   } catch {
     return undefined;

@@ -14,7 +14,7 @@ import {
   type SessionEntry,
 } from "../../../src/core/entry.js";
 import type { BytePart, SessionIssue } from "../../../src/core/issues.js";
-import { checkEntry, checkHeader } from "../../../src/core/validate.js";
+import { checkEntryRead, checkHeader, malformedNote } from "../../../src/core/validate.js";
 import { takeStamp } from "../../../src/file/file-stamp.js";
 import { CHUNK } from "../../../src/file/read-file.js";
 import { NotIndexable } from "../../../src/file/sidecar-index-builder.js";
@@ -119,9 +119,15 @@ export class ReferenceBuilder {
 
   /** A parsed record of `raw`, indexed when it is a valid entry (reported when it is not). */
   private addEntry(value: unknown, raw: RawLine, part: BytePart | null): void {
-    const checked = checkEntry(value);
-    if (checked.ok) this.add(checked.value.id, checked.value.parentId, kindOfEntry(checked.value), raw);
-    else {
+    const checked = checkEntryRead(value);
+    if (checked.ok) {
+      if (checked.malformed !== undefined) {
+        const place = part ? `Line ${raw.line}, bytes ${part.start}–${part.end}` : `Line ${raw.line}`;
+        const message = `${place}: ${malformedNote(checked.value, checked.malformed)}`;
+        this.report({ code: "malformed_entry", severity: "warning", message }, raw, part);
+      }
+      this.add(checked.value.id, checked.value.parentId, kindOfEntry(checked.value), raw);
+    } else {
       const place = part ? `Line ${raw.line}, bytes ${part.start}–${part.end}` : `Line ${raw.line}`;
       this.report(
         { code: "invalid_entry", severity: "error", message: `${place}: ${checked.reason}` },
@@ -351,8 +357,10 @@ function plainMessageLook(line: Buffer, kind: number): LookCode | null {
 }
 
 function parsedLook(line: Buffer): LookCode {
-  const checked = checkEntry(parse(line));
-  return checked.ok ? look(entryLook(checked.value as SessionEntry)) : NEEDS_WHOLE_READ;
+  const checked = checkEntryRead(parse(line));
+  return checked.ok && checked.malformed === undefined
+    ? look(entryLook(checked.value as SessionEntry))
+    : NEEDS_WHOLE_READ;
 }
 
 const RECORD_START = Buffer.from('{"type":"');
