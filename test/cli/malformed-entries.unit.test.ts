@@ -124,6 +124,9 @@ describe("reading commands on a session with malformed entries", () => {
       issues.map((issue) => [issue.code, issue.severity, issue.line]),
       MALFORMED.map((_, i) => ["malformed_entry", "warning", 4 + i]),
     );
+    const plain = run("fsck", path);
+    assert.equal(plain.code, 1, "a finding is still an exit code");
+    assert.match(plain.stdout, /^warn /m, "but warnings alone are not marked as a failure");
     const before = readFileSync(path, "utf8");
     run("repair", path);
     assert.equal(readFileSync(path, "utf8"), before, "nothing to repair: every line is kept as written");

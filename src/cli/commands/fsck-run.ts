@@ -96,7 +96,8 @@ function print(
     const what = report.header
       ? `${report.entries} entries, v${report.version}`
       : `not a session: ${report.description ?? "no session header"}`;
-    const status = report.findings > 0 ? c.red("FAIL") : c.green("ok  ");
+    // Warnings alone (glued records, malformed entries kept) are findings, not damage.
+    const status = report.findings === 0 ? c.green("ok  ") : report.ok ? c.yellow("warn") : c.red("FAIL");
     ctx.print(`${status} ${report.path} ${c.dim(`(${what})`)}`);
     for (const issue of report.issues) {
       const place =
