@@ -212,7 +212,6 @@ function readPath(path: PathView): PathReading {
     const entry = entryAt(path, index);
     switch (entry.type) {
       case "message":
-        if (!becomesMessage(entry)) break;
         out.add(entry);
         if (entry.message.role === "assistant") found.modelSource = entry;
         break;

@@ -352,11 +352,7 @@ export class SessionTree {
       this.hiddenMarkers.delete(parentId);
       this.linkChild(this.order[parentSlot] as SessionEntry);
     }
-    // A malformed label or name (read from a file: core/validate.ts) holds its place and sets nothing.
-    if (entry.type === "label") {
-      if (isWellFormed(entry)) this.applyLabel(entry as LabelEntry);
-    } else if (entry.type === "session_info" && isWellFormed(entry))
-      this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
+    this.applyMetadata(entry);
     return parentSlot;
   }
 
@@ -375,6 +371,17 @@ export class SessionTree {
     this.children.link(this.slotById.get(entry.id) as number, entry.parentId, parentSlot);
   }
 
+  /**
+   * What a label or a name sets, in storage order. A malformed one (read from a file:
+   * core/validate.ts) holds its place and sets nothing.
+   */
+  private applyMetadata(entry: SessionEntry): void {
+    if (entry.type !== "label" && entry.type !== "session_info") return;
+    if (!isWellFormed(entry)) return;
+    if (entry.type === "label") this.applyLabel(entry as LabelEntry);
+    else this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
+  }
+
   private applyLabel(entry: LabelEntry): void {
     if (entry.label) this.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp });
     else this.labels.delete(entry.targetId);
@@ -385,8 +392,7 @@ export class SessionTree {
     const held = this.order[slot] as SessionEntry;
     if (!givesWayTo(held, entry)) return this.reportDuplicate(held, entry, position);
     this.order[slot] = entry;
-    if (entry.type === "label") this.applyLabel(entry as LabelEntry);
-    else if (entry.type === "session_info") this.name = (entry as SessionInfoEntry).name?.trim() || undefined;
+    this.applyMetadata(entry);
     this.loadIssues.push({
       code: "duplicate_conflict",
       severity: "warning",

@@ -197,16 +197,15 @@ export class IndexBuilder {
   /** A parsed record of `raw`, indexed when it is a valid entry (reported when it is not). */
   private addEntry(value: unknown, raw: RawLine, part: BytePart | null): void {
     const checked = checkEntryRead(value);
+    const place = part ? `Line ${raw.line}, bytes ${part.start}–${part.end}` : `Line ${raw.line}`;
     if (checked.ok) {
       // Kept, as the whole read keeps it; the issue makes a resume through the index give way.
       if (checked.malformed !== undefined) {
-        const place = part ? `Line ${raw.line}, bytes ${part.start}–${part.end}` : `Line ${raw.line}`;
         const message = `${place}: ${malformedNote(checked.value, checked.malformed)}`;
         this.report({ code: "malformed_entry", severity: "warning", message }, raw, part);
       }
       this.add(checked.value.id, checked.value.parentId, kindOfEntry(checked.value), raw);
     } else {
-      const place = part ? `Line ${raw.line}, bytes ${part.start}–${part.end}` : `Line ${raw.line}`;
       this.report(
         { code: "invalid_entry", severity: "error", message: `${place}: ${checked.reason}` },
         raw,

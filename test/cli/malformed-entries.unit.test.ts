@@ -108,8 +108,7 @@ describe("reading commands on a session with malformed entries", () => {
     );
     assert.match(outputs.markdown.stdout, /the last answer/);
     assert.match(outputs.search.stdout, /harbour/);
-    const tree = JSON.parse(outputs.treeJson.stdout) as { pathIds?: string[] };
-    assert.ok(JSON.stringify(tree).includes('"a2"'));
+    assert.match(outputs.treeJson.stdout, /"a2"/);
   });
 
   it("fsck reports each one as a warning with its line; repair leaves the file as it is", () => {

@@ -52,5 +52,13 @@ describe("a malformed entry and a well-formed copy of it", () => {
       tree.getIssues().map((issue) => issue.code),
       ["duplicate_conflict"],
     );
+    const otherType = { type: "session_info", id: "l", parentId: "u", timestamp: T, name: "n" };
+    const typed = load(root, damagedLabel, otherType);
+    assert.deepEqual(typed.getStoredEntries().at(-1), damagedLabel);
+    assert.equal(typed.getSessionName(), undefined, "the copy of another type sets nothing either");
+    assert.deepEqual(
+      typed.getIssues().map((issue) => [issue.code, issue.severity]),
+      [["duplicate_conflict", "error"]],
+    );
   });
 });
