@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { basename, isAbsolute, resolve, sep } from "node:path";
+import { headerVersion } from "../core/entry.js";
 import { NotFoundError } from "../core/errors.js";
 import type { SessionTree } from "../core/tree.js";
 import { candidateDirsFor } from "../file/paths.js";
@@ -154,7 +155,7 @@ export function versionOnDisk(path: string): number | null {
       version?: unknown;
     };
     if (header.type !== "session") return null;
-    return typeof header.version === "number" ? header.version : 1;
+    return headerVersion(header);
   } catch {
     return null;
   } finally {

@@ -3,10 +3,22 @@ import type { AppendableMessage, ImageContent, TextContent } from "./messages.js
 /** The session format version sessiontree writes (pi's current one). */
 export const CURRENT_SESSION_VERSION = 3;
 
+/**
+ * The format version a header gives, read as pi reads it (`header.version ?? 1`, then compared with
+ * numbers): absent or null is 1, any other value counts as the number it converts to (a string
+ * `"3"` is 3, `""` is 0). A value that is no number at all (`"v3"`) migrates nothing in pi, so it
+ * reads as the current version. Every reader of a header's version goes through here.
+ */
+export function headerVersion(header: { version?: unknown }): number {
+  const version = Number(header.version ?? 1);
+  return Number.isNaN(version) ? CURRENT_SESSION_VERSION : version;
+}
+
 /** Line 1 of every session file. Unknown fields are kept. */
 export interface SessionHeader {
   type: "session";
-  version?: number;
+  /** A number in the files pi writes; other writers' values are read with `headerVersion`. */
+  version?: unknown;
   id: string;
   timestamp: string;
   cwd: string;

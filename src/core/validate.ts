@@ -57,15 +57,15 @@ const ENTRY_RULES: Record<EntryType, (e: Json) => string | undefined> = {
   session_info: (e) => (isOptionalString(e.name) ? undefined : "name must be a string"),
 };
 
-/** Checks a session header (line 1). Unknown fields are allowed and kept. */
+/**
+ * Checks a session header (line 1) as pi does: a JSON object of type "session" whose id is a
+ * string (pi opens a file with an empty one). Its version is read by `headerVersion`, whatever it
+ * holds; unknown fields are allowed and kept.
+ */
 export function checkHeader(value: unknown): Checked<SessionHeader> {
   if (!isObject(value)) return { ok: false, reason: "header is not a JSON object" };
   if (value.type !== "session") return { ok: false, reason: 'header type is not "session"' };
-  if (!isString(value.id) || value.id.length === 0)
-    return { ok: false, reason: "header id must be a string" };
-  if (value.version !== undefined && typeof value.version !== "number") {
-    return { ok: false, reason: "header version must be a number" };
-  }
+  if (!isString(value.id)) return { ok: false, reason: "header id must be a string" };
   return { ok: true, value: value as SessionHeader };
 }
 

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import type { SessionHeader } from "../core/entry.js";
+import { headerVersion, type SessionHeader } from "../core/entry.js";
 import { NotFoundError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
 import { SessionTree } from "../core/tree.js";
@@ -52,7 +52,7 @@ export function fsckFile(path: string): FsckReport {
     ok: decoded.header !== null && !issues.some((issue) => issue.severity === "error"),
     bytes,
     header: decoded.header,
-    version: decoded.migratedFrom ?? decoded.header?.version ?? 1,
+    version: decoded.migratedFrom ?? headerVersion(decoded.header ?? {}),
     entries: tree.size,
     leafId: tree.getLeafId(),
     tornTail: decoded.tornTail

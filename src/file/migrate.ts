@@ -1,5 +1,5 @@
 import { closeSync } from "node:fs";
-import { CURRENT_SESSION_VERSION } from "../core/entry.js";
+import { CURRENT_SESSION_VERSION, headerVersion } from "../core/entry.js";
 import type { SessionIssue } from "../core/issues.js";
 import { SessionDecoder } from "../format/jsonl/decode.js";
 import { encodeSession } from "../format/jsonl/encode.js";
@@ -58,7 +58,7 @@ export function migrateFile(path: string, options: MigrateOptions = {}): Migrate
 
 function migrateLocked(path: string, fd: number, options: MigrateOptions): MigrateReport {
   const decoded = readFromFd(fd, 0, new SessionDecoder());
-  const from = decoded.migratedFrom ?? decoded.header?.version ?? 1;
+  const from = decoded.migratedFrom ?? headerVersion(decoded.header ?? {});
   const report = (outcome: MigrateReport["outcome"], findings: SessionIssue[] = []): MigrateReport => ({
     path,
     outcome,

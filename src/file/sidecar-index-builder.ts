@@ -1,5 +1,5 @@
 import { readSync, type Stats } from "node:fs";
-import { CURRENT_SESSION_VERSION } from "../core/entry.js";
+import { CURRENT_SESSION_VERSION, headerVersion } from "../core/entry.js";
 import type { BytePart, SessionIssue } from "../core/issues.js";
 import { checkEntryRead, checkHeader, malformedNote } from "../core/validate.js";
 import { type LineRecord, readLineRecords } from "../format/jsonl/line-records.js";
@@ -189,7 +189,7 @@ export class IndexBuilder {
     const [first, ...rest] = this.parse(raw);
     const checked = checkHeader(first?.value);
     if (!checked.ok) throw new NotIndexable("no readable header");
-    if ((checked.value.version ?? 1) < CURRENT_SESSION_VERSION) throw new NotIndexable("older format");
+    if (headerVersion(checked.value) < CURRENT_SESSION_VERSION) throw new NotIndexable("older format");
     this.header = { offset: raw.offset, length: raw.bytes.length };
     for (const { value, part } of rest) this.addEntry(value, raw, part);
   }

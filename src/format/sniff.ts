@@ -1,4 +1,4 @@
-import { isKnownEntryType } from "../core/entry.js";
+import { headerVersion, isKnownEntryType } from "../core/entry.js";
 import { parseObject, type Raw } from "./claude-code-content.js";
 import { isClaudeRecord, isSubagentFile } from "./claude-code-meta.js";
 import { looksLikeCodex } from "./codex.js";
@@ -43,7 +43,7 @@ export function sniffSessionText(text: string, options: SniffOptions = {}): Snif
     return { ...found, description: describeKind(found) };
   };
   if (header?.type === "session" && typeof header.id === "string")
-    return kind("pi", { version: typeof header.version === "number" ? header.version : 1 });
+    return kind("pi", { version: headerVersion(header) });
   if (parsed.some(isClaudeRecord)) return kind("claude-code", { subagent: isSubagentFile(sample) });
   if (looksLikeCodex(text)) return kind("codex");
   if (parsed.length === 0) return kind("not-jsonl");

@@ -1,4 +1,4 @@
-import { CURRENT_SESSION_VERSION } from "../core/entry.js";
+import { CURRENT_SESSION_VERSION, headerVersion } from "../core/entry.js";
 import { StreamingMigrator } from "../format/jsonl/migrate.js";
 import type { FileEntry } from "./pi-parse.js";
 
@@ -32,7 +32,7 @@ export function migrateSessionEntries(entries: FileEntry[]): void {
 }
 
 function versionOf(header: Raw | undefined, records: readonly Raw[]): number {
-  if (header) return typeof header.version === "number" ? header.version : 1;
+  if (header) return headerVersion(header);
   const entries = records.filter((record) => record.type !== "session");
   const identified = entries.length > 0 && entries.every((record) => typeof record.id === "string");
   return identified ? 2 : 1;

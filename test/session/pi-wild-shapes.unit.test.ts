@@ -188,3 +188,56 @@ describe("entries whose own fields another writer named otherwise", () => {
     assert.deepEqual(ids(PiSessionManager.open(files.ours).getBranch()).at(-1), next);
   });
 });
+
+describe("headers other writers leave", () => {
+  const body = (header: Record<string, unknown>) =>
+    lines([
+      { ...HEADER, ...header },
+      { type: "message", id: "u1", parentId: null, timestamp: at(1), message: user("q1") },
+      { type: "message", id: "a1", parentId: "u1", timestamp: at(2), message: assistant("a1") },
+    ]);
+
+  // pi opens each of these: it compares `version ?? 1` with numbers, and asks only for a string id.
+  for (const [name, header] of [
+    ['a version written as the string "3"', { version: "3" }],
+    ["a version that is no number at all", { version: "v3" }],
+    ["an empty session id", { id: "" }],
+  ] as const) {
+    test(`${name}: the same session as pi's, header and all`, () => {
+      const files = twoCopies(freshDir(), body(header));
+      const ours = assertReadAlike(body(header), name);
+      const pi = PiSessionManager.open(files.pi);
+      assert.deepEqual(ours.getHeader(), pi.getHeader());
+      assert.equal(ours.getSessionId(), pi.getSessionId());
+      assert.deepEqual(
+        ours.getBranch().map((e) => e.id),
+        ["u1", "a1"],
+      );
+      assert.deepEqual(ours.getIssues(), []);
+      const next = ours.appendMessage(user("q2"));
+      ours.close();
+      assert.equal(PiSessionManager.open(ours.getSessionFile() as string).getLeafId(), next);
+    });
+  }
+
+  // pi migrates these as the version they convert to: new ids for v1 (a null version is 1, "" is 0).
+  for (const [name, header, from] of [
+    ["a null version", { version: null }, 1],
+    ['a version written as the string ""', { version: "" }, 1],
+    ['a version written as the string "2"', { version: "2" }, 2],
+  ] as const) {
+    test(`${name}: migrated from v${from}, as pi migrates it`, () => {
+      const files = twoCopies(freshDir(), body(header));
+      const ours = SessionManager.open(files.ours);
+      const pi = PiSessionManager.open(files.pi);
+      const roles = (m: SessionManager | PiSessionManager) =>
+        m.buildSessionContext().messages.map((message) => message.role);
+      assert.deepEqual(roles(ours), roles(pi));
+      assert.equal(ours.getBranch().length, 2);
+      assert.equal(ours.getHeader()?.version, 3);
+      const kept = ours.getBranch()[0]?.id === "u1";
+      assert.equal(kept, from === 2, "v2 keeps its ids, v1 gets new ones");
+      ours.close();
+    });
+  }
+});

@@ -1,5 +1,10 @@
 import { isAscii, isUtf8 } from "node:buffer";
-import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../../core/entry.js";
+import {
+  CURRENT_SESSION_VERSION,
+  headerVersion,
+  type SessionEntry,
+  type SessionHeader,
+} from "../../core/entry.js";
 import type { BytePart, SessionIssue } from "../../core/issues.js";
 import { type CheckedRead, checkEntryRead, checkHeader, malformedNote } from "../../core/validate.js";
 import { type LineIssue, readLineRecords } from "./line-records.js";
@@ -190,7 +195,7 @@ export class SessionDecoder {
     // An older header would migrate the entries glued after it: such a line stays a torn tail.
     if (
       header &&
-      (!header.ok || ((header.value.version ?? 1) < CURRENT_SESSION_VERSION && records.length > 1))
+      (!header.ok || (headerVersion(header.value) < CURRENT_SESSION_VERSION && records.length > 1))
     )
       return [];
     const kept: Array<CheckedRead & { ok: true }> = [];
@@ -280,7 +285,7 @@ export class SessionDecoder {
       return;
     }
     const header = checked.value;
-    const version = header.version ?? 1;
+    const version = headerVersion(header);
     if (version < CURRENT_SESSION_VERSION) {
       this.result.migratedFrom = version;
       this.migrator = new StreamingMigrator(version, header.id);

@@ -11,6 +11,7 @@ import {
   ENTRY_TYPES,
   type EntryType,
   entryTypeInfo,
+  headerVersion,
   type SessionEntry,
 } from "../../../src/core/entry.js";
 import type { BytePart, SessionIssue } from "../../../src/core/issues.js";
@@ -112,7 +113,7 @@ export class ReferenceBuilder {
     const [first, ...rest] = this.parse(raw);
     const checked = checkHeader(first?.value);
     if (!checked.ok) throw new NotIndexable("no readable header");
-    if ((checked.value.version ?? 1) < CURRENT_SESSION_VERSION) throw new NotIndexable("older format");
+    if (headerVersion(checked.value) < CURRENT_SESSION_VERSION) throw new NotIndexable("older format");
     this.header = { offset: raw.offset, length: raw.bytes.length };
     for (const { value, part } of rest) this.addEntry(value, raw, part);
   }
