@@ -42,7 +42,7 @@ export interface SessionStore {
    * Appends a batch in one atomic write. Each entry's parentId must be null, an existing entry, or an
    * earlier entry of the batch (else `ValidationError("invalid_entry")`); ids must be safe ids
    * (core's `isSafeId`), entries must pass core's `checkEntry`, leaf markers are refused (unless
-   * `allowLeafMarkers`). Entries already stored with identical content (key order aside) are
+   * the batch is `history`). Entries already stored with identical content (key order aside) are
    * skipped (idempotent retry); an existing id with different content is a
    * `ValidationError("duplicate_entry")`; either error writes nothing. The leaf moves to the last newly written entry unless `moveLeaf` is false; a batch that
    * writes nothing new leaves the leaf alone, so a late retry never moves a leaf moved since.
@@ -243,12 +243,14 @@ export interface AppendOptions extends Omit<WriteOptions, "within">, InTransacti
    */
   underLeaf?: boolean;
   /**
-   * Accept leaf markers that are history: a `custom` entry of the leaf-marker type another writer
-   * (pi) appended under, so it is an ordinary entry of the copy it comes from (`sessiontree sync`
-   * pushes such entries). Callers check that a marker has a child; the store only stops refusing it.
-   * Default false: a marker is refused (the leaf is a column; `setLeaf` moves it).
+   * The entries are a copy's existing history (`sessiontree sync` pushes a file's entries), taken as
+   * a file read takes them: a leaf marker another writer (pi) appended under is an ordinary entry
+   * of that copy (callers check that a marker has a child; the store only stops refusing it), and an
+   * entry whose known type's own fields are missing or wrong is kept as *malformed* (core's
+   * `checkEntryRead`: it holds its place, nothing is derived from it). Default false: a client's new
+   * entries pass `checkEntry`, and a marker is refused (the leaf is a column; `setLeaf` moves it).
    */
-  allowLeafMarkers?: boolean;
+  history?: boolean;
 }
 
 export interface WriteResult {

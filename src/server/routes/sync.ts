@@ -140,7 +140,7 @@ export const syncAppendEntries = defineRoute({
       services.store.appendEntries(owner, params.id, entries, {
         ...write,
         moveLeaf: false,
-        allowLeafMarkers: true,
+        history: true,
       }),
     );
   },

@@ -132,7 +132,7 @@ export class EngineStore<S = unknown> implements SessionStore {
     entries: SessionEntry[],
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    const batch = validateBatch(entries, { allowLeafMarkers: options.allowLeafMarkers });
+    const batch = validateBatch(entries, { history: options.history });
     const payloads = this.payloads;
     if (!payloads) {
       return this.write(owner, sessionId, (tx) => appendFlow(tx, sessionId, batch, options), options.within);

@@ -86,7 +86,7 @@ export function parseImport(jsonl: string, options: ImportOptions = {}): Importe
       );
     }
   }
-  const entries = validateBatch(tree.getEntries(), { allowLeafMarkers: true });
+  const entries = validateBatch(tree.getEntries(), { history: true });
   planAppend(entries, new Map(), null, true); // throws on a parent that is not earlier in the file
   const header: SessionHeader = { ...decoded.header, version: CURRENT_SESSION_VERSION };
   header.id = options.newId ? newSessionId() : requireSafeSessionId(header.id);

@@ -1,6 +1,6 @@
 import { isLeafMarker, type SessionEntry, type SessionHeader } from "../../core/entry.js";
 import { ValidationError } from "../../core/errors.js";
-import { checkEntry, isSafeId, jsonShapeProblem } from "../../core/validate.js";
+import { checkEntry, checkEntryRead, isSafeId, jsonShapeProblem } from "../../core/validate.js";
 
 /**
  * What one entry may be, on every path that stores one (append, import, and through them every
@@ -12,25 +12,27 @@ export const ENTRY_LIMITS = Object.freeze({ maxBytes: 2 * 1024 * 1024, maxDepth:
 
 export interface BatchOptions {
   /**
-   * Accept `custom` entries with the leaf-marker type. Imports set it, and appends that ask for it
-   * (`sessiontree sync`'s route, which sends a marker only with an entry under it): a marker that
-   * another writer (pi) built on is history, kept as a normal entry (core's SessionTree un-hides it).
-   * @default false
+   * The entries are existing history: a file's, imported or pushed by `sessiontree sync` (which
+   * sends a leaf marker only with an entry under it). Each is checked as a file read checks it
+   * (`checkEntryRead`: a known type's own fields may be malformed, as pi keeps them; refusing one
+   * would cut what follows it from the copy), and a leaf marker another writer (pi) built on is
+   * kept as a normal entry (core's SessionTree un-hides it).
+   * @default false: a client's new entries pass `checkEntry`; leaf markers are refused.
    */
-  allowLeafMarkers?: boolean;
+  history?: boolean;
 }
 
 /**
  * Checks the shape of an append batch before any storage is touched: each entry passes core's
- * `checkEntry`, its id (and parent id) is a safe id, and no entry is a leaf marker (a database
- * keeps the leaf in a column; `setLeaf` moves it). Each entry's JSON text is captured here (see
+ * `checkEntry` (`checkEntryRead` for `history`), its id (and parent id) is a safe id, and no entry
+ * is a leaf marker unless it is history (a database keeps the leaf in a column; `setLeaf` moves it). Each entry's JSON text is captured here (see
  * `entryJson`): every backend stores exactly what JSON keeps (undefined fields dropped), and later
  * changes to the caller's objects cannot reach the store.
  */
 export function validateBatch(entries: readonly unknown[], options: BatchOptions = {}): SessionEntry[] {
   if (!Array.isArray(entries)) throw new ValidationError("invalid_argument", "entries must be an array");
   return entries.map((value, index) => {
-    const checked = checkEntry(value);
+    const checked = options.history ? checkEntryRead(value) : checkEntry(value);
     if (!checked.ok) throw invalidEntry(index, checked.reason);
     const entry = checked.value;
     if (!isSafeId(entry.id))
@@ -40,7 +42,7 @@ export function validateBatch(entries: readonly unknown[], options: BatchOptions
     }
     // PostgreSQL's text columns cannot hold NUL and SQLite's can: one rule for every backend.
     if (entry.type.includes("\u0000")) throw invalidEntry(index, "type contains a NUL character", entry.id);
-    if (!options.allowLeafMarkers && isLeafMarker(entry))
+    if (!options.history && isLeafMarker(entry))
       throw invalidEntry(index, "leaf markers are not stored as entries; use setLeaf", entry.id);
     checkShape(entry, index);
     return capture(entry, index);

@@ -95,6 +95,32 @@ export function appendSpec(ctx: SpecContext): void {
     await rejectsWith(ctx.store().appendEntries(owner, id, [marker]), "invalid_entry");
   });
 
+  it("takes a copy's history as a file read takes it: malformed entries hold their place, markers built on stay", async () => {
+    const { owner, id } = await fresh();
+    // A known type whose own fields another writer named otherwise (pi keeps such a line).
+    const malformed = make.entry("thinking_level_change", "h-t", "h-0", { thinking_level: "high" });
+    const marker = make.entry("custom", "h-m", "h-t", { customType: LEAF_MARKER_TYPE });
+    const after = make.user("h-1", "h-m", "after them");
+    const history = [...chain("h", 1), malformed, marker, after];
+    await rejectsWith(ctx.store().appendEntries(owner, id, history), "invalid_entry");
+    await rejectsWith(ctx.store().appendEntries(owner, id, [...chain("h", 1), malformed]), "invalid_entry");
+    const result = await ctx.store().appendEntries(owner, id, history, { history: true });
+    assert.deepEqual(result.appended, ids(history));
+    const { entries } = await ctx.store().loadSession(owner, id);
+    assert.deepEqual(entries, history);
+    const branch = await ctx.store().readBranch(owner, id);
+    assert.deepEqual(ids(branch), ["h-0", "h-t", "h-m", "h-1"]);
+    // Still refused without the flag: a client's new entry must be well formed.
+    const again = make.entry("model_change", "h-x", "h-1", { model: "a/b" });
+    await rejectsWith(ctx.store().appendEntries(owner, id, [again]), "invalid_entry");
+    // And history is no way around the rules every entry has.
+    const noTimestamp = { type: "label", id: "h-y", parentId: "h-1", targetId: "h-0" };
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [noTimestamp as unknown as SessionEntry], { history: true }),
+      "invalid_entry",
+    );
+  });
+
   it("keeps unknown entry types and unknown fields untouched", async () => {
     const { owner, id } = await fresh();
     const odd = make.entry("future_thing", "f1", null, { extra: { deep: [1, "two", null] } });

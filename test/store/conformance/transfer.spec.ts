@@ -84,6 +84,23 @@ export function transferSpec(ctx: SpecContext): void {
     });
   }
 
+  it("imports a file whose entries another writer named otherwise, as a file read keeps them", async () => {
+    const owner = newOwner();
+    const header = make.header({ id: `odd-${Date.now()}`, cwd: "/x" });
+    const entries = [
+      ...chain("o", 2),
+      make.entry("model_change", "o-m", "o-1", { model: "openai/gpt-5.2" }),
+      make.entry("compaction", "o-c", "o-m", { summary_text: "so far", tokens_before: 10 }),
+      make.user("o-2", "o-c", "after them"),
+    ];
+    const jsonl = `${[header, ...entries].map((line) => JSON.stringify(line)).join("\n")}\n`;
+    const summary = await ctx.store().importJsonl(owner, jsonl);
+    assert.equal(summary.leafId, "o-2");
+    const stored = await ctx.store().loadSession(owner, summary.id);
+    assert.deepEqual(stored.entries, entries);
+    assert.deepEqual(readWithCore(await ctx.store().exportJsonl(owner, summary.id)).entries, entries);
+  });
+
   it("imports a v3 file with labels, branches and a leaf marker", async () => {
     const owner = newOwner();
     const header = make.header({ id: `imp-${Date.now()}`, cwd: "/x" });
