@@ -1,4 +1,5 @@
 import type { SessionEntry, SessionMessageEntry } from "../core/entry.js";
+import { isWellFormed } from "../core/validate.js";
 
 /**
  * The fields a session listing shows that follow from the entries. Both listings compute them:
@@ -33,7 +34,8 @@ export function foldListingFields(
     if (entry.type === "message") {
       messageCount++;
       if (!firstMessage) firstMessage = listedText(entry.message);
-    } else if (entry.type === "session_info") {
+    } else if (entry.type === "session_info" && isWellFormed(entry)) {
+      // A malformed one (its name not a string) names nothing, as in the session's tree.
       name = sessionInfoName(entry.name);
     }
   }
