@@ -3,7 +3,7 @@ import type { SessionEntry, SessionHeader } from "../core/entry.js";
 import type { SessionIssue } from "../core/issues.js";
 import { checkEntryRead, checkHeader } from "../core/validate.js";
 import { SessionDecoder } from "../format/jsonl/decode.js";
-import { readLineRecords } from "../format/jsonl/line-records.js";
+import { readLineRecords, wholeLinesEncoding } from "../format/jsonl/line-records.js";
 import { isBlank } from "../format/jsonl/lines.js";
 import { CHUNK, openExisting } from "./read-file.js";
 import { currentIndex, type IndexState, rebuildIndex } from "./sidecar-index.js";
@@ -52,6 +52,12 @@ export function readThroughIndex<T>(
  */
 export class IndexedReader {
   private readonly parsed = new Map<number, SessionEntry>();
+  /**
+   * Where every range is read, grown as needed: its lines are made strings before the next read.
+   * A new buffer per read made every resume allocate (and the collector account for) as much
+   * memory outside the heap as the lines it read.
+   */
+  private scratch = Buffer.allocUnsafe(0);
 
   constructor(
     private readonly fd: number,
@@ -61,7 +67,7 @@ export class IndexedReader {
   /** The header, or null when its line is no longer a valid header. */
   header(): SessionHeader | null {
     const { offset, length } = this.index.header;
-    const line = readLine(this.fd, offset, length);
+    const line = this.readLine(offset, length);
     if (line === null) return null;
     // The first record of the line: entries may be glued after it (a lost newline).
     const checked = checkHeader(valuesOf(line, offset)[0]);
@@ -156,15 +162,12 @@ export class IndexedReader {
     const { offsets, lengths } = this.index;
     const start = offsets[group[0] as number] as number;
     const lastOne = group[group.length - 1] as number;
-    const bytes = readLine(
-      this.fd,
-      start,
-      (offsets[lastOne] as number) + (lengths[lastOne] as number) - start,
-    );
+    const bytes = this.readLine(start, (offsets[lastOne] as number) + (lengths[lastOne] as number) - start);
     if (bytes === null) return false;
+    const encoding = wholeLinesEncoding(bytes);
     for (const n of group) {
       const at = (offsets[n] as number) - start;
-      const entry = this.entryOfLine(n, bytes.subarray(at, at + (lengths[n] as number)));
+      const entry = this.entryOfLine(n, bytes.subarray(at, at + (lengths[n] as number)), encoding);
       if (entry === null || !this.matches(n, entry)) return false;
       this.parsed.set(n, entry);
     }
@@ -172,19 +175,36 @@ export class IndexedReader {
   }
 
   /**
-   * Entry `n` from its line. Records glued on one line (a lost newline) are indexed with the
-   * line's offset and length each; the line is split again and the record with `n`'s id is taken
-   * (the first one, as the index and the tree keep the first of a duplicate id).
+   * Entry `n` from its line, whose bytes are known to be valid in `encoding` (null: not known).
+   * Records glued on one line (a lost newline) are indexed with the line's offset and length each;
+   * the line is split again and the record with `n`'s id is taken (the first one, as the index and
+   * the tree keep the first of a duplicate id).
    */
-  private entryOfLine(n: number, line: Buffer): SessionEntry | null {
+  private entryOfLine(n: number, line: Buffer, encoding: "latin1" | "utf8" | null): SessionEntry | null {
     const id = this.index.ids.at(n);
-    for (const value of valuesOf(line, this.index.offsets[n] as number)) {
+    for (const value of valuesOf(line, this.index.offsets[n] as number, encoding)) {
       const checked = checkEntryRead(value);
       // A malformed entry is not read here: the whole read keeps it and reports it.
       if (checked.ok && checked.value.id === id)
         return checked.malformed === undefined ? checked.value : null;
     }
     return null;
+  }
+
+  /**
+   * `length` bytes at `offset`, which must be followed by a newline; null when the file says
+   * otherwise. They are in `scratch`, good until the next read.
+   */
+  private readLine(offset: number, length: number): Buffer | null {
+    if (this.scratch.length < length + 1) this.scratch = Buffer.allocUnsafe(Math.max(length + 1, CHUNK));
+    const bytes = this.scratch.subarray(0, length + 1);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = readSync(this.fd, bytes, got, bytes.length - got, offset + got);
+      if (n === 0) return null;
+      got += n;
+    }
+    return bytes[length] === 10 ? bytes.subarray(0, length) : null;
   }
 
   /** The line holds the entry the index says: same id, parent and kind. */
@@ -199,19 +219,18 @@ export class IndexedReader {
 /** Bytes between two wanted lines read through rather than skipped (a read costs more than this). */
 const MAX_GAP = 16 * 1024;
 
-/** The JSON values of a line (one, unless records were glued on it); problems make it not match. */
-function valuesOf(line: Buffer, offset: number): unknown[] {
-  return readLineRecords({ bytes: line, line: 0, offset }, () => {}).map((record) => record.value);
-}
-
-/** `length` bytes at `offset`, which must be followed by a newline; null when the file says otherwise. */
-function readLine(fd: number, offset: number, length: number): Buffer | null {
-  const bytes = Buffer.allocUnsafe(length + 1);
-  let got = 0;
-  while (got < bytes.length) {
-    const n = readSync(fd, bytes, got, bytes.length - got, offset + got);
-    if (n === 0) return null;
-    got += n;
+/**
+ * The JSON values of a line (one, unless records were glued on it); problems make it not match.
+ * A line known to be valid in `encoding` is parsed straight away; one that does not parse then
+ * takes the line-by-line path, which splits glued records.
+ */
+function valuesOf(line: Buffer, offset: number, encoding: "latin1" | "utf8" | null = null): unknown[] {
+  if (encoding !== null) {
+    try {
+      return [JSON.parse(line.toString(encoding))];
+    } catch {
+      // Read again below, record by record.
+    }
   }
-  return bytes[length] === 10 ? bytes.subarray(0, length) : null;
+  return readLineRecords({ bytes: line, line: 0, offset }, () => {}).map((record) => record.value);
 }

@@ -1,4 +1,3 @@
-import { isAscii, isUtf8 } from "node:buffer";
 import {
   CURRENT_SESSION_VERSION,
   headerVersion,
@@ -7,7 +6,7 @@ import {
 } from "../../core/entry.js";
 import type { BytePart, SessionIssue } from "../../core/issues.js";
 import { type CheckedRead, checkEntryRead, checkHeader, malformedNote } from "../../core/validate.js";
-import { type LineIssue, readLineRecords } from "./line-records.js";
+import { type LineIssue, readLineRecords, wholeLinesEncoding } from "./line-records.js";
 import { isBlank, LineSplitter, type RawLine } from "./lines.js";
 import { StreamingMigrator } from "./migrate.js";
 
@@ -344,11 +343,6 @@ const OPEN_BRACE = 0x7b;
  * one-byte strings directly, valid UTF-8 decoded; null when not valid UTF-8 (the line-by-line
  * path then says which line).
  */
-function wholeLinesEncoding(bytes: Buffer): "latin1" | "utf8" | null {
-  if (isAscii(bytes)) return "latin1";
-  return isUtf8(bytes) ? "utf8" : null;
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

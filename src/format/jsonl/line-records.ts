@@ -39,6 +39,17 @@ export function readLineRecords(raw: RawLine, report: (issue: LineIssue) => void
 }
 
 /**
+ * How to make strings of whole lines known to be valid, checked once for all of them (a check per
+ * line costs more than the check itself on short lines): "latin1" when every byte is ASCII (a
+ * one-byte string, which JSON.parse also reads faster), "utf8" when the bytes are valid UTF-8, null
+ * when they are not (read line by line then, to say which line is not).
+ */
+export function wholeLinesEncoding(bytes: Buffer): "latin1" | "utf8" | null {
+  if (isAscii(bytes)) return "latin1";
+  return isUtf8(bytes) ? "utf8" : null;
+}
+
+/**
  * The line as a string; null when it is not valid UTF-8. Most lines are ASCII (JSON.stringify
  * escapes nothing else, but pi writes text as is): those are made a one-byte string directly, which
  * JSON.parse also reads faster; the rest are validated first, since `toString` would replace bad
