@@ -273,8 +273,10 @@ function compactedMessages(
 type MessageSourceEntry = SessionMessageEntry | CustomMessageEntry | BranchSummaryEntry;
 
 /**
- * The one rule for which entries reach the model: counting and collecting both use it. A malformed
- * entry (read from a file whose writer named its fields otherwise) holds its place and adds nothing.
+ * The one rule for which entries reach the model: counting and collecting both use it. A message
+ * entry does when its message has a role, whatever else is wrong with the entry (no timestamp), as
+ * in pi; any other malformed entry (read from a file whose writer named its fields otherwise)
+ * holds its place and adds nothing.
  */
 function becomesMessage(entry: SessionEntry): entry is MessageSourceEntry {
   if (entry.type === "message") return hasRole(entry.message);

@@ -70,9 +70,9 @@ export function checkHeader(value: unknown): Checked<SessionHeader> {
 }
 
 /**
- * Checks one entry after migration, as an API that takes entries must: the fields every entry has,
- * and a known type's own fields with the right types. Unknown types need only the common fields
- * and are kept untouched.
+ * Checks one entry after migration, as an API that takes entries must: the fields every entry has
+ * (type, id, parent, timestamp), and a known type's own fields with the right types. Unknown types
+ * need only the common fields and are kept untouched.
  */
 export function checkEntry(value: unknown): Checked<SessionEntry> {
   const problem = commonProblem(value);
@@ -89,9 +89,10 @@ export type CheckedRead =
 
 /**
  * `checkEntry` for a line read from a session file, which pi's reading decides. pi keeps every
- * line that parses, so an entry with the common fields right is an entry of the session whatever
- * its own fields hold: refusing it would cut every entry after it from its history. One whose
- * known type's fields are missing or wrong (a writer that names them otherwise) is `malformed`:
+ * line that parses, so an entry with a type, an id and a parent is an entry of the session whatever
+ * else it holds: refusing it would cut every entry after it from its history. One with no string
+ * timestamp, or whose known type's fields are missing or wrong (a writer that names them
+ * otherwise), is `malformed`:
  * it holds its place in the tree, nothing is derived from it (`isWellFormed`), and readers report
  * it. An entry with no parentId at all is a root (some writers leave a null parent out); it is
  * held as null, so every reader of the entry sees the one form.
@@ -110,13 +111,19 @@ export function checkEntryRead(value: unknown): CheckedRead {
 
 /** What a reader says of a malformed entry it kept (after the line it names). */
 export function malformedNote(entry: SessionEntry, malformed: string): string {
-  return `entry ${entry.id} kept, but nothing is taken from it: ${malformed}`;
+  // The context's rule (context.ts): a message with a role reaches the model, as in pi.
+  const message = (entry as { message?: unknown }).message;
+  const used = entry.type === "message" && isObject(message) && isString(message.role);
+  const taken = used
+    ? "its message goes to the context, nothing else is taken from it"
+    : "nothing is taken from it";
+  return `entry ${entry.id} kept, but ${taken}: ${malformed}`;
 }
 
 /**
- * Whether a known type's own fields are there with the right types (always, for an unknown type):
- * what the context, labels, the name and descriptions require before they use an entry. Only a
- * file read can hand out one that is not (`checkEntryRead`).
+ * Whether an entry has its timestamp, and a known type its own fields with the right types: what
+ * the context, labels, the name and descriptions require before they use an entry. Only a file
+ * read can hand out one that is not (`checkEntryRead`).
  */
 export function isWellFormed(entry: SessionEntry): boolean {
   return fieldProblem(entry as unknown as Json) === undefined;
@@ -138,19 +145,23 @@ export function givesWayTo(held: SessionEntry, later: SessionEntry): boolean {
   );
 }
 
-/** The fields every entry has: a type, an id, a parent (or null), a timestamp. */
+/** What places an entry in its session's tree: a type, an id, a parent (or null). */
 function commonProblem(value: unknown): string | undefined {
   if (!isObject(value)) return "entry is not a JSON object";
   if (!isString(value.type) || value.type.length === 0) return "type must be a string";
   if (value.type === "session") return "a second session header";
   if (!isString(value.id) || value.id.length === 0) return "id must be a non-empty string";
   if (value.parentId !== null && !isString(value.parentId)) return "parentId must be a string or null";
-  if (!isString(value.timestamp)) return "timestamp must be a string";
   return undefined;
 }
 
-/** A known type's problem with its own fields, prefixed with the type; undefined if none. */
+/**
+ * The rest of what an entry must hold, prefixed with the type for a known type's own fields;
+ * undefined if nothing is wrong. Every entry has a timestamp: one without (pi keeps it, and its
+ * children) is malformed like one whose own fields are wrong.
+ */
 function fieldProblem(entry: Json): string | undefined {
+  if (!isString(entry.timestamp)) return "timestamp must be a string";
   const type = entry.type as string;
   if (!isKnownEntryType(type)) return undefined;
   const problem = ENTRY_RULES[type](entry);

@@ -255,7 +255,9 @@ export const SyncAppendBody = Type.Object(
           type: Type.String({ minLength: 1, maxLength: 128 }),
           id: SafeId,
           parentId: Type.Union([SafeId, Type.Null()]),
-          timestamp: Type.String({ maxLength: 64 }),
+          // History as its file holds it: an entry whose timestamp is missing or not a string is
+          // kept as malformed (the store's `history` check), as every file reader keeps it.
+          timestamp: Type.Optional(Type.Unknown()),
         },
         { additionalProperties: true },
       ),

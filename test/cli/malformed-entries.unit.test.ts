@@ -32,6 +32,9 @@ const MALFORMED: Array<Record<string, unknown>> = [
   { type: "label", target_id: "u1", label: "start" },
   { type: "session_info", name: 42 },
   { type: "message", message: { content: "no role" } },
+  // No timestamp, or one that is not a string (JSON leaves an undefined field out).
+  { type: "message", message: user("a question with no time"), timestamp: undefined },
+  { type: "thinking_level_change", thinkingLevel: "high", timestamp: 1767225600000 },
 ];
 
 function sessionText(cwd: string): string {

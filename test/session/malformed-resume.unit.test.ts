@@ -118,6 +118,17 @@ describe("a resume through the index gives the whole read's context", () => {
       [{ type: "custom_message", content: "note", display: true }],
       (context) => assert.ok(context.messages.every((m) => m.role !== "custom")),
     ],
+    [
+      "a message with no timestamp",
+      [{ type: "message", message: user("said at no time"), timestamp: undefined }],
+      // Its message reaches the model, as in pi: a whole read and an index resume alike.
+      (context) => assert.equal(context.messages.at(-2)?.role, "user"),
+    ],
+    [
+      "a thinking level change whose timestamp is a number",
+      [{ type: "thinking_level_change", thinkingLevel: "high", timestamp: 1767225600000 }],
+      (context) => assert.equal(context.thinkingLevel, "medium"),
+    ],
   ];
   for (const [name, records, check] of cases) {
     test(`with a malformed entry: ${name}`, () => {

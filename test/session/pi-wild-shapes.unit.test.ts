@@ -241,3 +241,52 @@ describe("headers other writers leave", () => {
     });
   }
 });
+
+describe("entries with no timestamp, or one that is not a string", () => {
+  const records = [
+    HEADER,
+    { type: "message", id: "u1", parentId: null, timestamp: at(1), message: user("q1") },
+    { type: "message", id: "a1", parentId: "u1", message: assistant("a1 with no time") },
+    {
+      type: "thinking_level_change",
+      id: "t1",
+      parentId: "a1",
+      timestamp: 1767225600000,
+      thinkingLevel: "high",
+    },
+    { type: "message", id: "u2", parentId: "t1", timestamp: at(4), message: user("q2") },
+  ];
+
+  test("keep their place and the history after them, as in pi; their messages reach the model", () => {
+    const files = twoCopies(freshDir(), lines(records));
+    const ours = SessionManager.open(files.ours);
+    const pi = PiSessionManager.open(files.pi);
+    const ids = (entries: Array<{ id: string }>) => entries.map((e) => e.id);
+    assert.deepEqual(ids(ours.getEntries()), ids(pi.getEntries()));
+    assert.deepEqual(ids(ours.getBranch()), ["u1", "a1", "t1", "u2"]);
+    assert.deepEqual(ids(ours.getBranch()), ids(pi.getBranch()));
+    assert.deepEqual(ours.getEntry("t1"), pi.getEntry("t1"));
+    // A message with a role reaches the model whatever else is wrong with its entry, in both.
+    // Nothing else is taken from such an entry here: pi takes the level, ours passes over it.
+    const context = ours.buildSessionContext();
+    const piContext = pi.buildSessionContext();
+    assert.deepEqual(context.messages, piContext.messages);
+    assert.deepEqual(
+      context.messages.map((m) => m.role),
+      ["user", "assistant", "user"],
+    );
+    assert.deepEqual(context.model, piContext.model);
+    assert.equal(piContext.thinkingLevel, "high");
+    assert.equal(context.thinkingLevel, "off");
+    assert.deepEqual(
+      ours.getIssues().map((issue) => [issue.code, issue.line]),
+      [
+        ["malformed_entry", 3],
+        ["malformed_entry", 4],
+      ],
+    );
+    const next = ours.appendMessage(user("q3"));
+    ours.close();
+    assert.deepEqual(ids(PiSessionManager.open(files.ours).getBranch()).at(-1), next);
+  });
+});

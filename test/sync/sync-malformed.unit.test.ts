@@ -52,12 +52,14 @@ describe("sync: a file with entries another writer named otherwise (in-process s
       { type: "thinking_level_change", id: "t1", parentId: answer, timestamp: at, thinking_level: "high" },
       { type: "message", id: "u2", parentId: "t1", timestamp: at, message: m.user("q2") },
       { type: "message", id: "a2", parentId: "u2", timestamp: at, message: m.assistant("a2") },
+      // No timestamp: malformed too, and its message reaches the model, as in pi.
+      { type: "message", id: "u3", parentId: "a2", message: m.user("q3") },
     ];
     appendFileSync(pathA, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
 
     const pushed = await syncOnce(rootA, server.url, key, join(dirs.path, "state-a"));
     assert.equal(pushed.report.errors, 0, JSON.stringify(pushed.report.changed));
-    assert.equal(pushed.report.pushed, 5);
+    assert.equal(pushed.report.pushed, 6);
     const context = await server.call("GET", `/v1/sessions/${id}/context`, { key });
     assert.equal(context.status, 200, context.text);
     assert.deepEqual(context.json.messages, fileContext(pathA).messages);
@@ -68,7 +70,8 @@ describe("sync: a file with entries another writer named otherwise (in-process s
     const pathB = filesById(rootB).get(id) as string;
     assert.deepEqual(readFile(pathB), readFile(pathA));
     assert.deepEqual(openInPi(pathB), openInPi(pathA));
-    assert.equal(openInPi(pathB).messages, 4);
+    assert.equal(openInPi(pathB).messages, 5);
+    assert.equal(fileContext(pathB).messages.length, 5);
   });
 
   it("the public append still refuses a malformed entry", async () => {

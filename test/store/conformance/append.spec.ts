@@ -113,10 +113,19 @@ export function appendSpec(ctx: SpecContext): void {
     // Still refused without the flag: a client's new entry must be well formed.
     const again = make.entry("model_change", "h-x", "h-1", { model: "a/b" });
     await rejectsWith(ctx.store().appendEntries(owner, id, [again]), "invalid_entry");
-    // And history is no way around the rules every entry has.
+    // An entry with no timestamp is malformed history too; one with no id is no entry at all.
     const noTimestamp = { type: "label", id: "h-y", parentId: "h-1", targetId: "h-0" };
     await rejectsWith(
-      ctx.store().appendEntries(owner, id, [noTimestamp as unknown as SessionEntry], { history: true }),
+      ctx.store().appendEntries(owner, id, [noTimestamp as unknown as SessionEntry]),
+      "invalid_entry",
+    );
+    const kept = await ctx
+      .store()
+      .appendEntries(owner, id, [noTimestamp as unknown as SessionEntry], { history: true });
+    assert.deepEqual(kept.appended, ["h-y"]);
+    const noId = { type: "label", parentId: "h-y", timestamp: "2026-01-01T00:00:00.000Z", targetId: "h-0" };
+    await rejectsWith(
+      ctx.store().appendEntries(owner, id, [noId as unknown as SessionEntry], { history: true }),
       "invalid_entry",
     );
   });
