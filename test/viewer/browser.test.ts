@@ -399,6 +399,50 @@ describe("the viewer in Chromium", () => {
     }
   });
 
+  it("shows an entry another writer left without a timestamp, and what hangs under it", async () => {
+    const root = join(roots.base, "untimed");
+    const header: SessionHeader = {
+      type: "session",
+      version: 3,
+      id: "untimed-0001",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/work/untimed",
+    };
+    const at = "2026-01-01T00:00:01.000Z";
+    const user = (text: string) => ({ role: "user", content: text, timestamp: 0 });
+    const lines = [
+      header,
+      { type: "message", id: "ut1", parentId: null, timestamp: at, message: user("first question") },
+      { type: "message", id: "ut2", parentId: "ut1", message: user("said at no time") },
+      { type: "message", id: "ut3", parentId: "ut2", timestamp: at, message: user("last question") },
+    ];
+    const dir = sessionDirFor(root, header.cwd, "sessiontree");
+    mkdirSync(dir, { recursive: true });
+    const file = sessionFileName(header.timestamp, header.id);
+    writeFileSync(join(dir, file), `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const other = await startViewer({ source: createLocalSource({ root, piDir: null }), port: 0 });
+    try {
+      const otherPage = await browser.newPage();
+      await otherPage.goto(
+        `${other.url}#session=${encodeURIComponent(`sessiontree:${basename(dir)}/${file}`)}`,
+      );
+      await waitReady(otherPage);
+      await waitForContext(otherPage, "ut3");
+      // The leaf's path runs through it: the context holds all three questions, as pi's does.
+      const context = (await otherPage.textContent("#context")) ?? "";
+      assert.ok(context.includes("first question") && context.includes("said at no time"), context);
+      await hook(otherPage, "reveal", "ut2");
+      await clickNode(otherPage, "ut2");
+      await waitForContext(otherPage, "ut2");
+      const entry = (await otherPage.textContent("#entry")) ?? "";
+      assert.ok(entry.includes("not given"), entry);
+      assert.doesNotMatch(entry, /undefined|NaN/);
+      await otherPage.close();
+    } finally {
+      await other.close();
+    }
+  });
+
   it("raised no error in any page", () => {
     assert.deepEqual(browser.errors, []);
   });

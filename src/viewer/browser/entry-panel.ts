@@ -30,7 +30,9 @@ export function renderEntry(
   const facts = el("dl", "facts");
   fact(facts, "id", el("span", "mono", e.id)).id = "entry-id";
   fact(facts, "parent", e.parentId ? jumpLink(e.parentId, onJump) : el("span", "muted", "none (root)"));
-  fact(facts, "time", el("span", null, e.timestamp));
+  // Another writer's file may hold an entry with none, or one that is not text (a malformed entry).
+  const time = e.timestamp as unknown;
+  fact(facts, "time", typeof time === "string" ? el("span", null, time) : el("span", "muted", "not given"));
   box.appendChild(facts);
   box.appendChild(entryBody(body, onJump));
   const raw = el("details", "raw");
