@@ -177,7 +177,8 @@ function rebuildHeader(path: string, decoded: DecodedSession): SessionHeader {
     type: "session",
     version: CURRENT_SESSION_VERSION,
     id: match?.[1] ?? newSessionId(),
-    timestamp: first?.timestamp ?? new Date().toISOString(),
+    // The first entry's time, when it has one as text (another writer's may not).
+    timestamp: typeof first?.timestamp === "string" ? first.timestamp : new Date().toISOString(),
     cwd: "",
   };
 }
