@@ -10,7 +10,7 @@ import type {
 import { LEAF_MARKER_TYPE } from "./entry.js";
 import type { SessionIssue } from "./issues.js";
 import type { AgentMessage, AssistantMessage, CustomMessage } from "./messages.js";
-import { isWellFormed } from "./validate.js";
+import { hasRole, isWellFormed } from "./validate.js";
 
 /** How the context projection (core/context.ts) uses an entry of a type when it lies on the path. */
 export type ContextRole =
@@ -283,15 +283,6 @@ function becomesMessage(entry: SessionEntry): entry is MessageSourceEntry {
   return (
     (entry.type === "custom_message" || (entry.type === "branch_summary" && Boolean(entry.summary))) &&
     isWellFormed(entry)
-  );
-}
-
-/** A message entry's own check, inline: it runs for every message of a path. */
-function hasRole(message: unknown): boolean {
-  return (
-    typeof message === "object" &&
-    message !== null &&
-    typeof (message as { role?: unknown }).role === "string"
   );
 }
 

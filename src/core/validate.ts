@@ -93,8 +93,8 @@ export type CheckedRead =
  * else it holds: refusing it would cut every entry after it from its history. One with no string
  * timestamp, or whose known type's fields are missing or wrong (a writer that names them
  * otherwise), is `malformed`:
- * it holds its place in the tree, nothing is derived from it (`isWellFormed`), and readers report
- * it. An entry with no parentId at all is a root (some writers leave a null parent out); it is
+ * it holds its place in the tree, nothing is derived from it (`isWellFormed`) but, for a message
+ * with a role, its message (`hasRole`), and readers report it. An entry with no parentId at all is a root (some writers leave a null parent out); it is
  * held as null, so every reader of the entry sees the one form.
  */
 export function checkEntryRead(value: unknown): CheckedRead {
@@ -109,11 +109,17 @@ export function checkEntryRead(value: unknown): CheckedRead {
   return malformed === undefined ? { ok: true, value: entry } : { ok: true, value: entry, malformed };
 }
 
+/**
+ * Whether a message entry's message has a role: what makes it reach the model (context.ts), as in
+ * pi, whatever else is wrong with the entry. It runs for every message of a path.
+ */
+export function hasRole(message: unknown): boolean {
+  return isObject(message) && isString(message.role);
+}
+
 /** What a reader says of a malformed entry it kept (after the line it names). */
 export function malformedNote(entry: SessionEntry, malformed: string): string {
-  // The context's rule (context.ts): a message with a role reaches the model, as in pi.
-  const message = (entry as { message?: unknown }).message;
-  const used = entry.type === "message" && isObject(message) && isString(message.role);
+  const used = entry.type === "message" && hasRole((entry as { message?: unknown }).message);
   const taken = used
     ? "its message goes to the context, nothing else is taken from it"
     : "nothing is taken from it";
