@@ -92,10 +92,10 @@ export type CheckedRead =
  * line that parses, so an entry with a type, an id and a parent is an entry of the session whatever
  * else it holds: refusing it would cut every entry after it from its history. One with no string
  * timestamp, or whose known type's fields are missing or wrong (a writer that names them
- * otherwise), is `malformed`:
- * it holds its place in the tree, nothing is derived from it (`isWellFormed`) but, for a message
- * with a role, its message (`hasRole`), and readers report it. An entry with no parentId at all is a root (some writers leave a null parent out); it is
- * held as null, so every reader of the entry sees the one form.
+ * otherwise), is `malformed`: it holds its place in the tree, nothing is derived from it
+ * (`isWellFormed`) but, for a message with a role, its message (`hasRole`), and readers report it.
+ * An entry with no parentId at all is a root (some writers leave a null parent out); it is held as
+ * null, so every reader of the entry sees the one form.
  */
 export function checkEntryRead(value: unknown): CheckedRead {
   if (isObject(value) && value.parentId === undefined && value.type !== "session") value.parentId = null;

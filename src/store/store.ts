@@ -246,8 +246,8 @@ export interface AppendOptions extends Omit<WriteOptions, "within">, InTransacti
    * The entries are a copy's existing history (`sessiontree sync` pushes a file's entries), taken as
    * a file read takes them: a leaf marker another writer (pi) appended under is an ordinary entry
    * of that copy (callers check that a marker has a child; the store only stops refusing it), and an
-   * entry whose known type's own fields are missing or wrong is kept as *malformed* (core's
-   * `checkEntryRead`: it holds its place, nothing is derived from it). Default false: a client's new
+   * entry with no string timestamp, or whose known type's own fields are missing or wrong, is kept
+   * as *malformed* (core's `checkEntryRead`: it holds its place). Default false: a client's new
    * entries pass `checkEntry`, and a marker is refused (the leaf is a column; `setLeaf` moves it).
    */
   history?: boolean;

@@ -12,14 +12,13 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const user = (text: string) => ({ role: "user", content: text, timestamp: 0 });
 
 test("a header rebuilt for a file whose first entry has no timestamp as text gets one", () => {
-  for (const [name, timestamp] of [
-    ["number", 1767225600000],
-    ["missing", undefined],
-  ] as const) {
-    const path = join(
-      dir,
-      `2026-01-01T00-00-00-000Z_0195f0a0-0000-7000-8000-00000000000${name.length}.jsonl`,
-    );
+  for (const [i, [name, timestamp]] of (
+    [
+      ["number", 1767225600000],
+      ["missing", undefined],
+    ] as const
+  ).entries()) {
+    const path = join(dir, `2026-01-01T00-00-00-000Z_0195f0a0-0000-7000-8000-00000000000${i}.jsonl`);
     const lines = [
       { type: "message", id: "u1", parentId: null, timestamp, message: user("first") },
       {

@@ -29,6 +29,23 @@ function assertReadAlike(text: string, where: string, deep = true): SessionManag
   return ours;
 }
 
+const ids = (entries: Array<{ id: string }>) => entries.map((e) => e.id);
+
+/**
+ * Both readers on copies of `records`, which pi keeps whole: the same entries, leaf and branch,
+ * which is `branch`. What else the two make of the entries is each test's to compare.
+ */
+function openAlike(records: unknown[], branch: string[]) {
+  const files = twoCopies(freshDir(), lines(records));
+  const ours = SessionManager.open(files.ours);
+  const pi = PiSessionManager.open(files.pi);
+  assert.deepEqual(ids(ours.getEntries()), ids(pi.getEntries()));
+  assert.deepEqual(ids(ours.getBranch()), branch);
+  assert.deepEqual(ids(ours.getBranch()), ids(pi.getBranch()));
+  assert.equal(ours.getLeafId(), pi.getLeafId());
+  return { files, ours, pi };
+}
+
 const compactionWithout = (kept: Record<string, unknown>) => [
   HEADER,
   { type: "message", id: "u1", parentId: null, timestamp: at(1), message: user("q1") },
@@ -149,14 +166,8 @@ describe("entries whose own fields another writer named otherwise", () => {
   ];
 
   test("keep their place in the tree and the history after them, as in pi", () => {
-    const files = twoCopies(freshDir(), lines(records));
-    const ours = SessionManager.open(files.ours);
-    const pi = PiSessionManager.open(files.pi);
-    const ids = (entries: Array<{ id: string }>) => entries.map((e) => e.id);
-    assert.deepEqual(ids(ours.getEntries()), ids(pi.getEntries()));
-    assert.deepEqual(ids(ours.getBranch()), ids(pi.getBranch()));
-    assert.deepEqual(ids(ours.getBranch()), ["u1", "a1", "t1", "m1", "u2", "a2", "c1", "u3", "l1", "a3"]);
-    assert.equal(ours.getLeafId(), pi.getLeafId());
+    const branch = ["u1", "a1", "t1", "m1", "u2", "a2", "c1", "u3", "l1", "a3"];
+    const { files, ours, pi } = openAlike(records, branch);
     assert.deepEqual(ours.getEntry("m1"), pi.getEntry("m1"));
     assert.deepEqual(
       ours.getTree().map((root) => root.entry.id),
@@ -258,13 +269,7 @@ describe("entries with no timestamp, or one that is not a string", () => {
   ];
 
   test("keep their place and the history after them, as in pi; their messages reach the model", () => {
-    const files = twoCopies(freshDir(), lines(records));
-    const ours = SessionManager.open(files.ours);
-    const pi = PiSessionManager.open(files.pi);
-    const ids = (entries: Array<{ id: string }>) => entries.map((e) => e.id);
-    assert.deepEqual(ids(ours.getEntries()), ids(pi.getEntries()));
-    assert.deepEqual(ids(ours.getBranch()), ["u1", "a1", "t1", "u2"]);
-    assert.deepEqual(ids(ours.getBranch()), ids(pi.getBranch()));
+    const { files, ours, pi } = openAlike(records, ["u1", "a1", "t1", "u2"]);
     assert.deepEqual(ours.getEntry("t1"), pi.getEntry("t1"));
     // A message with a role reaches the model whatever else is wrong with its entry, in both.
     // Nothing else is taken from such an entry here: pi takes the level, ours passes over it.

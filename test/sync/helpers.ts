@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { SessionTreeClient } from "../../src/client/client.js";
 import { LEAF_MARKER_TYPE, type SessionEntry } from "../../src/core/entry.js";
@@ -10,11 +11,47 @@ import { sessionFilesIn, sessionFoldersIn } from "../../src/session/locate.js";
 import { countingFetch, type TransferCount } from "../../src/sync/counting-fetch.js";
 import type { LeafMode } from "../../src/sync/leaf.js";
 import { type SyncReport, syncRoot } from "../../src/sync/sync.js";
+import { startTestServer, type TestServer } from "../server/helpers.js";
 
 /** A throwaway folder, removed by `cleanup()`. */
 export function tempDir(prefix: string): { path: string; cleanup(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Two roots (`a`, `b`) with their sync state folders, and a service on SQLite with alice's key. */
+export interface SyncWorld {
+  server: TestServer;
+  key: string;
+  dir: string;
+  rootA: string;
+  rootB: string;
+  stateA: string;
+  stateB: string;
+}
+
+/**
+ * A suite's `SyncWorld`: the service starts before the suite's tests and stops after them, and
+ * the folders are removed then. `server` and `key` are set once the suite starts.
+ */
+export function syncWorld(prefix: string): SyncWorld {
+  const dirs = tempDir(prefix);
+  const world = {
+    dir: dirs.path,
+    rootA: join(dirs.path, "a"),
+    rootB: join(dirs.path, "b"),
+    stateA: join(dirs.path, "state-a"),
+    stateB: join(dirs.path, "state-b"),
+  } as SyncWorld;
+  before(async () => {
+    world.server = await startTestServer("sqlite");
+    world.key = await world.server.key("alice");
+  });
+  after(async () => {
+    await world.server?.close();
+    dirs.cleanup();
+  });
+  return world;
 }
 
 export interface SyncRun {

@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { appendFileSync } from "node:fs";
-import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { projectContext } from "../../src/core/context.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { startTestServer, type TestServer } from "../server/helpers.js";
 import { messageMaker } from "../support/messages.js";
-import { filesById, openInPi, readFile, syncOnce, tempDir } from "./helpers.js";
+import { filesById, openInPi, readFile, syncOnce, syncWorld } from "./helpers.js";
 
 const m = messageMaker();
 
@@ -22,22 +20,10 @@ function fileContext(path: string) {
 }
 
 describe("sync: a file with entries another writer named otherwise (in-process service on SQLite)", () => {
-  let server: TestServer;
-  let key: string;
-  const dirs = tempDir("st-sync-malformed-");
-
-  before(async () => {
-    server = await startTestServer("sqlite");
-    key = await server.key("alice");
-  });
-  after(async () => {
-    await server.close();
-    dirs.cleanup();
-  });
+  const world = syncWorld("st-sync-malformed-");
 
   it("pushes every entry, the malformed ones too; the other root and pi read the same history", async () => {
-    const rootA = join(dirs.path, "a");
-    const rootB = join(dirs.path, "b");
+    const { rootA, rootB, stateA, stateB } = world;
     const ours = SessionManager.create("/work/m", undefined, { root: rootA });
     ours.appendMessage(m.user("q1"));
     const answer = ours.appendMessage(m.assistant("a1"));
@@ -57,15 +43,15 @@ describe("sync: a file with entries another writer named otherwise (in-process s
     ];
     appendFileSync(pathA, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
 
-    const pushed = await syncOnce(rootA, server.url, key, join(dirs.path, "state-a"));
+    const pushed = await syncOnce(rootA, world.server.url, world.key, stateA);
     assert.equal(pushed.report.errors, 0, JSON.stringify(pushed.report.changed));
     assert.equal(pushed.report.pushed, 6);
-    const context = await server.call("GET", `/v1/sessions/${id}/context`, { key });
+    const context = await world.server.call("GET", `/v1/sessions/${id}/context`, { key: world.key });
     assert.equal(context.status, 200, context.text);
     assert.deepEqual(context.json.messages, fileContext(pathA).messages);
     assert.equal(context.json.thinkingLevel, "off", "nothing is taken from the malformed entry");
 
-    const pulled = await syncOnce(rootB, server.url, key, join(dirs.path, "state-b"));
+    const pulled = await syncOnce(rootB, world.server.url, world.key, stateB);
     assert.equal(pulled.report.errors, 0, JSON.stringify(pulled.report.changed));
     const pathB = filesById(rootB).get(id) as string;
     assert.deepEqual(readFile(pathB), readFile(pathA));
@@ -75,11 +61,11 @@ describe("sync: a file with entries another writer named otherwise (in-process s
   });
 
   it("the public append still refuses a malformed entry", async () => {
-    const created = await server.call("POST", "/v1/sessions", { key, body: {} });
+    const created = await world.server.call("POST", "/v1/sessions", { key: world.key, body: {} });
     assert.equal(created.status, 201, created.text);
     const entry = { type: "model_change", model: "openai/gpt-5.2" };
-    const res = await server.call("POST", `/v1/sessions/${created.json.id}/entries`, {
-      key,
+    const res = await world.server.call("POST", `/v1/sessions/${created.json.id}/entries`, {
+      key: world.key,
       body: { entries: [entry] },
     });
     assert.equal(res.status, 400, res.text);

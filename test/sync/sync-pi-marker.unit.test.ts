@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
 import { isLeafMarker } from "../../src/core/entry.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { startTestServer, type TestServer } from "../server/helpers.js";
+import type { TestServer } from "../server/helpers.js";
 import { messageMaker } from "../support/messages.js";
-import { filesById, openInPi, readFile, syncOnce, tempDir } from "./helpers.js";
+import { filesById, openInPi, readFile, syncOnce, syncWorld } from "./helpers.js";
 
 const m = messageMaker();
 
@@ -23,22 +22,8 @@ async function serviceEntries(server: TestServer, key: string, id: string) {
 }
 
 describe("sync: pi appending under our leaf marker (in-process service on SQLite)", () => {
-  let server: TestServer;
-  let key: string;
-  const dirs = tempDir("st-sync-marker-");
-  const rootA = join(dirs.path, "a");
-  const rootB = join(dirs.path, "b");
-  const stateA = join(dirs.path, "state-a");
-  const stateB = join(dirs.path, "state-b");
-
-  before(async () => {
-    server = await startTestServer("sqlite");
-    key = await server.key("alice");
-  });
-  after(async () => {
-    await server.close();
-    dirs.cleanup();
-  });
+  const world = syncWorld("st-sync-marker-");
+  const { rootA, rootB, stateA, stateB } = world;
 
   it("pushes the marker pi built on with pi's entries; the other root pulls them; pi reads both alike", async () => {
     const ours = SessionManager.create("/work/m", undefined, { root: rootA });
@@ -49,8 +34,8 @@ describe("sync: pi appending under our leaf marker (in-process service on SQLite
     const id = ours.getSessionId();
     const pathA = ours.getSessionFile() as string;
     ours.close();
-    await syncOnce(rootA, server.url, key, stateA);
-    await syncOnce(rootB, server.url, key, stateB);
+    await syncOnce(rootA, world.server.url, world.key, stateA);
+    await syncOnce(rootB, world.server.url, world.key, stateB);
 
     // A rewinds to the first answer (our leaf marker is now the file's last line), then pi 0.73.1
     // continues the file: its leaf is the last line, so its entries hang under our marker.
@@ -67,17 +52,17 @@ describe("sync: pi appending under our leaf marker (in-process service on SQLite
       pi.appendMessage(m.assistant("pi answers") as never),
     ];
 
-    const pushed = await syncOnce(rootA, server.url, key, stateA);
+    const pushed = await syncOnce(rootA, world.server.url, world.key, stateA);
     assert.equal(pushed.report.errors, 0, JSON.stringify(pushed.report.changed));
     assert.equal(pushed.report.pushed, 3, "the marker pi built on and pi's two entries");
-    const there = await serviceEntries(server, key, id);
+    const there = await serviceEntries(world.server, world.key, id);
     assert.deepEqual(
       there.slice(-3).map((e) => e.id),
       [marker.id, ...piIds],
     );
     assert.equal(there.at(-2)?.parentId, marker.id);
 
-    const pulled = await syncOnce(rootB, server.url, key, stateB);
+    const pulled = await syncOnce(rootB, world.server.url, world.key, stateB);
     assert.equal(pulled.report.pulled, 3);
     const pathB = filesById(rootB).get(id) as string;
     const ids = (path: string) => readFile(path).entries.map((e) => e.id);
@@ -85,8 +70,8 @@ describe("sync: pi appending under our leaf marker (in-process service on SQLite
 
     // Each copy keeps its leaf (A's is a rewind, not a fast-forward); make them meet, then pi reads
     // the same context from both files.
-    await syncOnce(rootA, server.url, key, stateA, { leaf: "local" });
-    await syncOnce(rootB, server.url, key, stateB, { leaf: "remote" });
+    await syncOnce(rootA, world.server.url, world.key, stateA, { leaf: "local" });
+    await syncOnce(rootB, world.server.url, world.key, stateB, { leaf: "remote" });
     assert.equal(openInPi(pathA).leaf, piIds[1]);
     assert.equal(openInPi(pathB).leaf, piIds[1]);
     const contextA = PiSessionManager.open(pathA).buildSessionContext();
@@ -101,15 +86,17 @@ describe("sync: pi appending under our leaf marker (in-process service on SQLite
     const rewind = SessionManager.open(pathA, undefined, undefined, { root: rootA });
     rewind.branch(rewind.getEntries()[0]?.id as string);
     rewind.close();
-    const run = await syncOnce(rootA, server.url, key, stateA);
+    const run = await syncOnce(rootA, world.server.url, world.key, stateA);
     assert.equal(run.report.pushed, 0);
-    const markers = (await serviceEntries(server, key, id)).filter((e) => isLeafMarker(e as never));
+    const markers = (await serviceEntries(world.server, world.key, id)).filter((e) =>
+      isLeafMarker(e as never),
+    );
     assert.equal(markers.length, 1, "only the marker pi built on");
   });
 
   it("the public append still refuses markers; the sync append takes one only with a child", async () => {
     const id = [...filesById(rootA).keys()][0] as string;
-    const parentId = (await serviceEntries(server, key, id))[0]?.id as string;
+    const parentId = (await serviceEntries(world.server, world.key, id))[0]?.id as string;
     const marker = {
       type: "custom",
       customType: "sessiontree.leaf",
@@ -124,20 +111,20 @@ describe("sync: pi appending under our leaf marker (in-process service on SQLite
       timestamp: "2026-01-01T00:00:01.000Z",
       message: m.user("under the marker"),
     };
-    const publicAppend = await server.call("POST", `/v1/sessions/${id}/entries`, {
-      key,
+    const publicAppend = await world.server.call("POST", `/v1/sessions/${id}/entries`, {
+      key: world.key,
       body: { entries: [marker, child] },
     });
     assert.equal(publicAppend.status, 400);
     assert.equal(publicAppend.json.code, "invalid_entry");
-    const alone = await server.call("POST", `/v1/sync/sessions/${id}/entries`, {
-      key,
+    const alone = await world.server.call("POST", `/v1/sync/sessions/${id}/entries`, {
+      key: world.key,
       body: { entries: [marker] },
     });
     assert.equal(alone.status, 400);
     assert.equal(alone.json.code, "invalid_entry");
-    const withChild = await server.call("POST", `/v1/sync/sessions/${id}/entries`, {
-      key,
+    const withChild = await world.server.call("POST", `/v1/sync/sessions/${id}/entries`, {
+      key: world.key,
       body: { entries: [marker, child] },
     });
     assert.equal(withChild.status, 200, withChild.text);

@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
 import { messageMaker } from "../support/messages.js";
-import { filesById, openInPi, readFile, syncOnce, tempDir } from "./helpers.js";
+import { filesById, openInPi, readFile, syncOnce, syncWorld, tempDir } from "./helpers.js";
 
 const m = messageMaker();
 
@@ -22,29 +22,15 @@ function makeSession(root: string, cwd: string, turns: number): { id: string; pa
 }
 
 describe("sessiontree sync (in-process service on SQLite)", () => {
-  let server: TestServer;
-  let key: string;
-  const dirs = tempDir("st-sync-unit-");
-  const rootA = join(dirs.path, "a");
-  const rootB = join(dirs.path, "b");
-  const stateA = join(dirs.path, "state-a");
-  const stateB = join(dirs.path, "state-b");
-
-  before(async () => {
-    server = await startTestServer("sqlite");
-    key = await server.key("alice");
-  });
-  after(async () => {
-    await server.close();
-    dirs.cleanup();
-  });
+  const world = syncWorld("st-sync-unit-");
+  const { rootA, rootB, stateA, stateB } = world;
 
   it("pushes a new session and pulls it into another root as a pi-compatible file", async () => {
     const made = makeSession(rootA, "/work/p", 3);
-    const first = await syncOnce(rootA, server.url, key, stateA);
+    const first = await syncOnce(rootA, world.server.url, world.key, stateA);
     assert.equal(first.report.pushed, 6);
     assert.equal(first.report.changed[0]?.created, "remote");
-    const pulled = await syncOnce(rootB, server.url, key, stateB);
+    const pulled = await syncOnce(rootB, world.server.url, world.key, stateB);
     assert.equal(pulled.report.pulled, 6);
     const path = filesById(rootB).get(made.id);
     assert.ok(path, "the session is in root B");
@@ -58,7 +44,7 @@ describe("sessiontree sync (in-process service on SQLite)", () => {
   });
 
   it("a second sync with no changes sends nothing but the comparison", async () => {
-    const again = await syncOnce(rootA, server.url, key, stateA);
+    const again = await syncOnce(rootA, world.server.url, world.key, stateA);
     assert.equal(again.report.changed.length, 0);
     assert.equal(again.bytes.requests, 1);
   });
@@ -79,11 +65,11 @@ describe("sessiontree sync (in-process service on SQLite)", () => {
     const bLeaf = b.getLeafId();
     b.close();
 
-    await syncOnce(rootA, server.url, key, stateA);
-    const fromB = await syncOnce(rootB, server.url, key, stateB);
+    await syncOnce(rootA, world.server.url, world.key, stateA);
+    const fromB = await syncOnce(rootB, world.server.url, world.key, stateB);
     assert.equal(fromB.report.pulled, 1, "B gets A's entry");
     assert.equal(fromB.report.pushed, 1, "B sends its fork");
-    await syncOnce(rootA, server.url, key, stateA);
+    await syncOnce(rootA, world.server.url, world.key, stateA);
     const ids = (path: string) => new Set(readFile(path).entries.map((e) => e.id));
     assert.deepEqual(ids(pathA), ids(pathB));
     // A continued the line the service had: the service fast-forwards to A's leaf; B forked and
@@ -97,31 +83,31 @@ describe("sessiontree sync (in-process service on SQLite)", () => {
   it("--leaf remote moves the local leaf to the service's, --leaf local the other way", async () => {
     const id = [...filesById(rootA).keys()][0] as string;
     const pathB = filesById(rootB).get(id) as string;
-    const summary = await server.call("GET", `/v1/sessions/${id}`, { key });
-    await syncOnce(rootB, server.url, key, stateB, { leaf: "remote" });
+    const summary = await world.server.call("GET", `/v1/sessions/${id}`, { key: world.key });
+    await syncOnce(rootB, world.server.url, world.key, stateB, { leaf: "remote" });
     assert.equal(readFile(pathB).leaf, summary.json.leafId);
     assert.equal(openInPi(pathB).leaf, summary.json.leafId);
     const b = SessionManager.open(pathB, undefined, undefined, { root: rootB });
     const target = b.getEntries()[0]?.id as string;
     b.branch(target);
     b.close();
-    await syncOnce(rootB, server.url, key, stateB, { leaf: "local" });
-    const after = await server.call("GET", `/v1/sessions/${id}`, { key });
+    await syncOnce(rootB, world.server.url, world.key, stateB, { leaf: "local" });
+    const after = await world.server.call("GET", `/v1/sessions/${id}`, { key: world.key });
     assert.equal(after.json.leafId, target);
   });
 
   it("--dry-run changes nothing: no file, no request that writes, no state", async () => {
     const made = makeSession(rootB, "/work/q", 2);
     const before = snapshot(rootB);
-    const list = await server.call("GET", "/v1/sessions", { key });
-    const dry = await syncOnce(rootB, server.url, key, stateB, { dryRun: true });
+    const list = await world.server.call("GET", "/v1/sessions", { key: world.key });
+    const dry = await syncOnce(rootB, world.server.url, world.key, stateB, { dryRun: true });
     assert.equal(dry.report.dryRun, true);
     assert.ok(dry.report.pushed >= 4);
     assert.deepEqual(snapshot(rootB), before);
-    const listAfter = await server.call("GET", "/v1/sessions", { key });
+    const listAfter = await world.server.call("GET", "/v1/sessions", { key: world.key });
     assert.equal(listAfter.json.items.length, list.json.items.length);
     // The real run then does what the dry run said.
-    const real = await syncOnce(rootB, server.url, key, stateB);
+    const real = await syncOnce(rootB, world.server.url, world.key, stateB);
     assert.equal(real.report.pushed, dry.report.pushed);
     assert.ok(filesById(rootB).has(made.id));
   });
@@ -129,13 +115,13 @@ describe("sessiontree sync (in-process service on SQLite)", () => {
   it("losing the state costs a full comparison, never a duplicate", async () => {
     const fresh = tempDir("st-sync-state-");
     try {
-      const run = await syncOnce(rootA, server.url, key, fresh.path);
+      const run = await syncOnce(rootA, world.server.url, world.key, fresh.path);
       assert.equal(run.report.pushed, 0, "nothing new to send");
       for (const path of filesById(rootA).values()) {
         const entries = readFile(path).entries.map((e) => e.id);
         assert.equal(new Set(entries).size, entries.length);
       }
-      const second = await syncOnce(rootA, server.url, key, fresh.path);
+      const second = await syncOnce(rootA, world.server.url, world.key, fresh.path);
       assert.equal(second.bytes.requests, 1);
     } finally {
       fresh.cleanup();

@@ -14,9 +14,9 @@ export interface BatchOptions {
   /**
    * The entries are existing history: a file's, imported or pushed by `sessiontree sync` (which
    * sends a leaf marker only with an entry under it). Each is checked as a file read checks it
-   * (`checkEntryRead`: a known type's own fields may be malformed, as pi keeps them; refusing one
-   * would cut what follows it from the copy), and a leaf marker another writer (pi) built on is
-   * kept as a normal entry (core's SessionTree un-hides it).
+   * (`checkEntryRead`: its timestamp or a known type's own fields may be malformed, as pi keeps
+   * them; refusing one would cut what follows it from the copy), and a leaf marker another writer
+   * (pi) built on is kept as a normal entry (core's SessionTree un-hides it).
    * @default false: a client's new entries pass `checkEntry`; leaf markers are refused.
    */
   history?: boolean;
