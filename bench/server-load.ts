@@ -4,7 +4,7 @@
 // Then the tenant-stall run (issue 16.1, bench/tenant-stall.ts): user B lists its sessions one
 // request at a time, alone and while user A (another process) loops each heavy route on a
 // 30,000-entry (about 10 MB) session; B's p50/p99 each way, against the 50 ms target.
-//   npm run bench:server -- [--duration 10] [--warmup 2] [--connections 32] [--sessions 64] [--only sqlite|postgres]
+//   npm run bench:server -- [--duration 10] [--warmup 2] [--connections 32] [--sessions 64] [--only http|sqlite|postgres]
 //                           [--stall-seconds 5] [--stall-runs 1] [--stall-entries 30000] [--stall-workers 4]
 //                           [--stall-routes tree,context,...] [--no-stall] [--cpu-prof <dir>]
 //                           [--server-flags "--perf-basic-prof"]
@@ -77,20 +77,18 @@ const { values: args } = parseArgs({
 
 async function startServer(flags: string[]): Promise<{ child: ChildProcess; url: string }> {
   const script = join(import.meta.dirname, "..", "test", "server", "cli-child.ts");
+  return await startChild([script, "serve", "--port", "0", "--rate-limit", "0", "--no-access-log", ...flags]);
+}
+
+/** A server child (a script run through tsx, with the profiling flags) and the URL it listens on. */
+async function startChild(script: string[]): Promise<{ child: ChildProcess; url: string }> {
   const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", args["cpu-prof"]] : [];
   const argv = [
     ...profile,
     ...(args["server-flags"] as string).split(" ").filter(Boolean),
     "--import",
     "tsx",
-    script,
-    "serve",
-    "--port",
-    "0",
-    "--rate-limit",
-    "0",
-    "--no-access-log",
-    ...flags,
+    ...script,
   ];
   const child = spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "inherit"] });
   child.stdout?.setEncoding("utf8");
@@ -134,12 +132,35 @@ async function run(backend: string, target: { data?: string; database?: string }
   const db = await openServiceDb(target);
   const { key } = await createApiKey(db, "bench", "bench");
   await db.close();
-  const { child, url } = await startServer(flags);
-  try {
-    const client = new SessionTreeClient({ baseUrl: url, token: key });
+  const server = await startServer(flags);
+  const client = new SessionTreeClient({ baseUrl: server.url, token: key });
+  return await appendLoad(backend, server, key, async () => {
     const sessions: string[] = [];
     for (let i = 0; i < Number(args.sessions); i++)
       sessions.push((await client.createSession({ cwd: "/bench" })).id);
+    return sessions;
+  });
+}
+
+/** The same load against bench/bare-http.ts: HTTP in and out, nothing stored. */
+async function ceilingRun(): Promise<Row> {
+  const server = await startChild([join(import.meta.dirname, "bare-http.ts")]);
+  const sessions = Array.from({ length: Number(args.sessions) }, (_, i) => `session-${i}`);
+  return await appendLoad(HTTP_ALONE, server, "bench", async () => sessions);
+}
+
+const HTTP_ALONE = "HTTP alone (no store)";
+
+/** autocannon's appends to `server` (stopped after), one of the sessions each, chained by the server. */
+async function appendLoad(
+  backend: string,
+  server: { child: ChildProcess; url: string },
+  key: string,
+  createSessions: () => Promise<string[]>,
+): Promise<Row> {
+  const { child, url } = server;
+  try {
+    const sessions = await createSessions();
     let n = 0;
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const setupRequest = (req: AutocannonRequest): AutocannonRequest => {
@@ -261,6 +282,11 @@ function report(rows: Row[], load: number[], stalls: StallRow[] = []): string {
     "Target on a 2-core machine (autocannon takes one core), 50 connections: ≥ 10,000 appends/s on SQLite",
     "and ≥ 5,000/s on PostgreSQL, p99 ≤ 50 ms: about 0.1 ms of server CPU per append on SQLite.",
     "",
+    `The "${HTTP_ALONE}" row is the same load against bench/bare-http.ts: a bare Hono app on`,
+    "@hono/node-server (the stack the service uses) that checks the bearer header, parses the body and",
+    "answers as an append does, storing nothing. It is the most any append route reaches on this",
+    "machine and Node; what a backend's row costs above it is the service's own work.",
+    "",
     "Concurrent appends share work: on SQLite the writes queued in one event-loop turn share one",
     "transaction (src/store/sqlite/group-commit.ts), whose search words go into FTS5 at its end in",
     "ascending rowid order, one index segment per transaction (src/store/sqlite/pending-words.ts); on",
@@ -274,7 +300,9 @@ function report(rows: Row[], load: number[], stalls: StallRow[] = []): string {
     "last seconds of it are the measured run). SQLite, 50 connections: the shared transaction is about",
     "60% (its COMMIT and BEGIN a third of that: the WAL frames of about 3.8 pages per append, as 50",
     "appends to 50 sessions touch each session's row, entry, seq-index and search-row-index pages;",
-    "the statements of each write the rest), HTTP in and out (node's parser, @hono/node-server,",
+    "the statements of each write the rest; each write's savepoint keeps its sub-journal in memory,",
+    "`temp_store = MEMORY`: on a temporary file it cost a pwrite per page, about 7% of the CPU, in",
+    "`perf record -g -p <server pid>`), HTTP in and out (node's parser, @hono/node-server,",
     "routing, the response's writev) about 25%, the API-key check 3%, GC 7%. PostgreSQL: the `pg`",
     "client's socket writes and the protocol work about half, the engine's flows 20%, HTTP 20%.",
     "",
@@ -286,16 +314,23 @@ function report(rows: Row[], load: number[], stalls: StallRow[] = []): string {
   return lines.join("\n");
 }
 
+/** Whether `--only` leaves this run in: `http` (the ceiling), `sqlite` or `postgres`. */
+function wants(run: "http" | "sqlite" | "postgres"): boolean {
+  return args.only === undefined || args.only === run;
+}
+
 const load = loadavg();
 const rows: Row[] = [];
 const stalls: StallRow[] = [];
 const dir = mkdtempSync(join(tmpdir(), "st-bench-server-"));
 try {
-  if (args.only !== "postgres") {
+  // The machine's HTTP ceiling first, in the same conditions: what no store can add to.
+  if (wants("http")) rows.push(await ceilingRun());
+  if (wants("sqlite")) {
     rows.push(await run("sqlite", { data: dir }));
     if (!args["no-stall"]) stalls.push(...(await stallRun("sqlite", { data: join(dir, "stall") })));
   }
-  if (args.only !== "sqlite") {
+  if (wants("postgres")) {
     let stop: (() => void) | undefined;
     if (!process.env.SESSIONTREE_TEST_PG_URL) {
       // scripts/pg.mjs is plain JS without types: import it by URL.
@@ -338,7 +373,12 @@ if (args["goals-json"]) writeFileSync(args["goals-json"], `${JSON.stringify(appe
 function appendGoals(measured: readonly Row[]): Goal[] {
   const group = `service (HTTP, ${args.connections} clients)`;
   const rate: Record<string, number> = { sqlite: 10_000, postgres: 5_000 };
-  return measured.flatMap((row) => [
+  const ceiling = measured.find((row) => row.backend === HTTP_ALONE);
+  const stores = measured.filter((row) => row !== ceiling);
+  const alone = ceiling
+    ? `; HTTP alone in the same run: ${ceiling.appendsPerSec.toLocaleString("en-US")}/s, ${ceiling.cpuMsPerAppend?.toFixed(3)} ms`
+    : "";
+  return stores.flatMap((row) => [
     {
       group,
       what: `${row.backend}: appends per second`,
@@ -348,7 +388,7 @@ function appendGoals(measured: readonly Row[]): Goal[] {
       note:
         row.cpuMsPerAppend === null
           ? undefined
-          : `${row.cpuMsPerAppend.toFixed(3)} ms of server CPU per append`,
+          : `${row.cpuMsPerAppend.toFixed(3)} ms of server CPU per append${alone}`,
     },
     { group, what: `${row.backend}: append p99`, value: row.p99, unit: "ms" as const, bound: TARGET_P99_MS },
   ]);

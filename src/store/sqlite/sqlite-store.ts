@@ -88,6 +88,10 @@ class SqliteDriver implements StoreDriver<SessionRow> {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
+    // Each write of a group commit runs in a savepoint, whose sub-journal (the pages it changes,
+    // as they were) spills to a temporary file past 64 KiB: a pwrite per page, about 7% of an
+    // append's CPU in the service (perf). In memory it costs no system call and leaves no copy.
+    db.pragma("temp_store = MEMORY");
     // A purge must leave nothing to find: deleted rows are overwritten with zeros, not left in
     // free pages (the WAL is truncated after each purge, see \`forgetPurged\`).
     db.pragma("secure_delete = ON");
