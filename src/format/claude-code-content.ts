@@ -67,6 +67,15 @@ export function toAssistantBlocks(content: unknown, toolNames: Map<string, strin
     if (block.type === "text") return { type: "text", text: String(block.text ?? "") };
     if (block.type === "thinking")
       return { type: "thinking", thinking: String(block.thinking ?? ""), thinkingSignature: block.signature };
+    if (block.type === "redacted_thinking")
+      // pi's own shape for it (pi-ai's Anthropic provider makes the same block from the stream):
+      // the opaque payload rides in the signature, and pi hands it back as redacted_thinking.
+      return {
+        type: "thinking",
+        thinking: "[Reasoning redacted]",
+        thinkingSignature: String(block.data ?? ""),
+        redacted: true,
+      };
     if (block.type === "tool_use") {
       const id = String(block.id ?? "");
       toolNames.set(id, String(block.name ?? ""));
@@ -77,7 +86,7 @@ export function toAssistantBlocks(content: unknown, toolNames: Map<string, strin
         arguments: (block.input ?? {}) as Record<string, unknown>,
       };
     }
-    // redacted_thinking, server tool blocks, ...: kept as they are (unknown blocks survive).
+    // Server tool blocks and newer kinds: kept as they are (unknown blocks survive).
     return block as unknown as ContentBlock;
   });
 }

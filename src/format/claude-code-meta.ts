@@ -37,10 +37,35 @@ export class TitlePicker {
 
 /** `agent-<id>.jsonl` (any folder, either separator) → `<id>`. */
 export function agentIdFromFileName(fileName: string | undefined): string | undefined {
-  if (!fileName) return undefined;
-  const base = fileName.slice(Math.max(fileName.lastIndexOf("/"), fileName.lastIndexOf("\\")) + 1);
-  const match = /^agent-(.+)\.jsonl$/.exec(base);
+  const match = /^agent-(.+)\.jsonl$/.exec(baseName(fileName));
   return match?.[1];
+}
+
+/** `<uuid>.jsonl` (any folder, either separator) → `<uuid>`: how Claude Code names a session's file. */
+function sessionIdFromFileName(fileName: string | undefined): string | undefined {
+  const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i.exec(
+    baseName(fileName),
+  );
+  return match?.[1];
+}
+
+function baseName(fileName: string | undefined): string {
+  if (!fileName) return "";
+  return fileName.slice(Math.max(fileName.lastIndexOf("/"), fileName.lastIndexOf("\\")) + 1);
+}
+
+/**
+ * The session id of an imported main file: the one in its name, which is what `claude --resume`
+ * takes, else the one its records wrote last. Records are no guide on their own: a resumed session
+ * is a new file that begins with copies of the old session's lines, old id included, and some
+ * versions went on writing the old id on every line (anthropics/claude-code#8614); taking it would
+ * make the import of the new file an update of the old session.
+ */
+export function mainSessionId(
+  fileName: string | undefined,
+  lastRecordId: string | undefined,
+): string | undefined {
+  return sessionIdFromFileName(fileName) ?? lastRecordId;
 }
 
 /**

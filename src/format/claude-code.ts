@@ -23,7 +23,7 @@ import {
   toUserBlock,
   userContentOf,
 } from "./claude-code-content.js";
-import { isSubagentFile, subagentSessionId, TitlePicker } from "./claude-code-meta.js";
+import { isSubagentFile, mainSessionId, subagentSessionId, TitlePicker } from "./claude-code-meta.js";
 
 export { looksLikeClaudeCode } from "./claude-code-meta.js";
 
@@ -74,9 +74,12 @@ export interface ClaudeImportReport {
 }
 
 export interface ClaudeImportOptions {
-  /** The session id to give the result; default: the file's sessionId, else a new one. */
+  /**
+   * The session id to give the result; default: the one in the file's name (`<uuid>.jsonl`), else
+   * the last sessionId its records give, else a new one (see `mainSessionId`).
+   */
   sessionId?: string;
-  /** The source's file name: names a subagent's file (`agent-<id>.jsonl`) whose lines do not. */
+  /** The source's file name: names the session (`<uuid>.jsonl`) or a subagent (`agent-<id>.jsonl`). */
   fileName?: string;
 }
 
@@ -115,7 +118,9 @@ class ClaudeImporter {
   private preamble: string | null = null;
   /** The latest timestamp seen: side records without one take it (or, before any, the first one). */
   private lastTimestamp: string | undefined;
+  /** The first record's sessionId (a subagent's file: its session's) and the last one. */
   private sessionId: string | undefined;
+  private lastSessionId: string | undefined;
   private cwd: string | undefined;
   private version: string | undefined;
   private agentId: string | undefined;
@@ -133,6 +138,7 @@ class ClaudeImporter {
     }
     if (typeof record.timestamp === "string") this.lastTimestamp = record.timestamp;
     this.sessionId ??= str(record.sessionId);
+    this.lastSessionId = str(record.sessionId) ?? this.lastSessionId;
     this.cwd ??= str(record.cwd);
     this.version ??= str(record.version);
     this.agentId ??= str(record.agentId);
@@ -194,7 +200,7 @@ class ClaudeImporter {
     // A subagent file shares its session's id: give it its own.
     const own = this.subagentFile
       ? subagentSessionId(this.sessionId, this.agentId, options.fileName, this.firstUuid)
-      : { id: this.sessionId, agentId: this.agentId };
+      : { id: mainSessionId(options.fileName, this.lastSessionId), agentId: this.agentId };
     const header: SessionHeader = {
       type: "session",
       version: CURRENT_SESSION_VERSION,
@@ -234,7 +240,9 @@ class ClaudeImporter {
     }
     for (const result of results)
       messages.push(["tool_result", toToolResult(result, record, this.toolNames)]);
-    const reply = rest.length === 0 ? this.replyBefore(parentId) : undefined;
+    // Only a line of tool results follows its reply's earlier results; a prompt (text, even when
+    // it stands under the reply, as an edited one does) starts a turn of its own.
+    const reply = results.length > 0 && rest.length === 0 ? this.replyBefore(parentId) : undefined;
     let parent = reply === undefined ? parentId : (this.resultTail.get(reply) ?? parentId);
     messages.forEach(([kind, msg], i) => {
       const id = i === 0 ? uuid : `${uuid}.${i}`;

@@ -10,8 +10,9 @@ const TURN_MARKERS = new Set(["task_started", "turn_started", "task_complete", "
  * Codex's `event_msg` records: what the UI showed. Most repeat a response item (the user's
  * message, the model's message and reasoning) and are folded into it; a copy whose response item
  * is missing (a version or a file that has only the event) becomes the message itself. Token
- * counts give the assistant message its usage, a thread name becomes the session name, and every
- * other event is kept as a `codex.event.<type>` custom entry.
+ * counts give the assistant message its usage, a thread name becomes the session name, a rollback
+ * leaves the turns it drops on a branch of their own, and every other event is kept as a
+ * `codex.event.<type>` custom entry.
  */
 export class EventMapper {
   constructor(private readonly importer: CodexImporter) {}
@@ -38,6 +39,9 @@ export class EventMapper {
     } else if (TURN_MARKERS.has(type)) {
       im.close();
       im.fold(`event_msg.${type}`);
+    } else if (type === "thread_rolled_back") {
+      im.custom(record, `event.${type}`, p);
+      im.rollBack(p.num_turns);
     } else if (type === "thread_name_updated" && str(p.thread_name)) {
       this.name(record, p.thread_name as string);
     } else {

@@ -73,6 +73,8 @@ export class CodexImporter {
   private model: string | undefined;
   private effort: string | undefined;
   private lastTurnContext: string | undefined;
+  /** Set by a rollback: the parent of the next entry, instead of the last one (see `rollBack`). */
+  private branchFrom: string | null | undefined;
   private lastTokens = 0;
   readonly events: EventMapper;
   private readonly handlers: Record<CodexRecord["kind"], (r: CodexRecord) => void> = {
@@ -294,6 +296,37 @@ export class CodexImporter {
     return true;
   }
 
+  /** Where the conversation stands: the next entry's parent, the leaf when none follows. */
+  tip(): string | null {
+    if (this.branchFrom !== undefined) return this.branchFrom;
+    return this.entries[this.entries.length - 1]?.id ?? null;
+  }
+
+  /**
+   * Codex's `thread_rolled_back`: its history drops the last `turns` user turns, each from a user
+   * message on (codex-rs `drop_last_n_user_turns`). They stay here as a branch left behind: what
+   * comes next hangs where the first dropped turn began. A compaction's history holds no older
+   * turn, so the walk back stops at one, as it stops at the first user message.
+   */
+  rollBack(turns: unknown): void {
+    if (typeof turns !== "number" || !Number.isInteger(turns) || turns <= 0) return;
+    this.close();
+    this.awaitingUsage = null;
+    const byId = new Map(this.entries.map((entry) => [entry.id, entry]));
+    let cut: string | null | undefined;
+    let dropped = 0;
+    for (let at = this.tip(); at !== null && dropped < turns; ) {
+      const entry = byId.get(at);
+      if (!entry || entry.type === "compaction") break;
+      if (entry.type === "message" && entry.message.role === "user") {
+        cut = entry.parentId;
+        dropped++;
+      }
+      at = entry.parentId;
+    }
+    if (cut !== undefined) this.branchFrom = cut;
+  }
+
   /** Ends the open assistant message: what the model says next is a new response. */
   close(): void {
     this.open = null;
@@ -314,8 +347,8 @@ export class CodexImporter {
   }
 
   push(entry: SessionEntry, kind: string): void {
-    const last = this.entries[this.entries.length - 1];
-    entry.parentId = last ? last.id : null;
+    entry.parentId = this.tip();
+    this.branchFrom = undefined;
     this.entries.push(entry);
     this.report.mapped[kind] = (this.report.mapped[kind] ?? 0) + 1;
   }

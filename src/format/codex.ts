@@ -1,4 +1,10 @@
-import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/entry.js";
+import {
+  CURRENT_SESSION_VERSION,
+  type CustomEntry,
+  LEAF_MARKER_TYPE,
+  type SessionEntry,
+  type SessionHeader,
+} from "../core/entry.js";
 import { newSessionId } from "../core/session-id.js";
 import { contentText, isHarnessText, type Raw, str, toThinkingBlock } from "./codex-content.js";
 import { CodexImporter, type CodexImportReport, PENDING_TIME } from "./codex-importer.js";
@@ -9,7 +15,7 @@ export type { CodexImportReport } from "./codex-importer.js";
 /**
  * Codex CLI rollout files (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`) into a pi
  * v3 session: one chain of entries in file order, ids `cx<line>` (stable, so a re-import of a
- * grown file finds the same entries).
+ * grown file finds the same entries), branched only where Codex rolled turns back.
  *
  * - The session meta (or, in early files, the bare header line) gives the session id, cwd and
  *   start time, and is kept whole as a `codex.session_meta` custom entry.
@@ -21,6 +27,9 @@ export type { CodexImportReport } from "./codex-importer.js";
  *   (Codex never sends those to the model), a call with no output stays and is reported.
  * - Turn contexts set the model (`model_change`) and reasoning effort (`thinking_level_change`);
  *   token counts give the assistant message its usage; a `compacted` record becomes a compaction.
+ * - A rollback (`thread_rolled_back`, Codex's undo of its last turns) keeps the turns it drops on
+ *   the branch they were on: the next entry hangs where the first dropped turn began, and a leaf
+ *   marker says so when nothing follows.
  * - Developer messages and the user-role messages Codex writes itself (AGENTS.md instructions,
  *   environment context) are kept as `codex.developer` / `codex.context` custom entries, out of the
  *   context: they are Codex's harness prompt, and pi brings its own on resume.
@@ -29,9 +38,11 @@ export type { CodexImportReport } from "./codex-importer.js";
  */
 export interface CodexImportResult {
   header: SessionHeader;
-  /** Entries in file order, each the child of the one before. */
+  /** Entries in file order, each the child of the one before (after a rollback: see above). */
   entries: SessionEntry[];
   leafId: string | null;
+  /** Ids of entries the import made up (a leaf marker) rather than read from a line. */
+  derivedIds: string[];
   report: CodexImportReport;
 }
 
@@ -78,8 +89,21 @@ function finish(importer: CodexImporter, options: CodexImportOptions): CodexImpo
   // Records before any timestamp (none in files Codex writes) take the first one there is.
   for (const entry of entries)
     if (entry.timestamp === PENDING_TIME) entry.timestamp = first ?? header.timestamp;
-  const last = entries[entries.length - 1];
-  return { header, entries, leafId: last ? last.id : null, report: importer.report };
+  const leafId = importer.tip();
+  const derivedIds: string[] = [];
+  if (entries.length > 0 && entries[entries.length - 1]?.id !== leafId) {
+    // A rollback was the last thing Codex did: the leaf is where it went back to.
+    const marker: CustomEntry = {
+      id: `${leafId ?? "root"}.leaf`,
+      parentId: leafId,
+      timestamp: entries[entries.length - 1]?.timestamp ?? header.timestamp,
+      type: "custom",
+      customType: LEAF_MARKER_TYPE,
+    };
+    entries.push(marker);
+    derivedIds.push(marker.id);
+  }
+  return { header, entries, leafId, derivedIds, report: importer.report };
 }
 
 function importedFrom(meta: Raw | undefined, sessionId: string | undefined, fileName: string | undefined) {

@@ -99,7 +99,7 @@ function fromClaude(text: string, fileName: string, file: SniffedFile): Converte
 }
 
 function fromCodex(text: string, fileName: string, file: SniffedFile): Converted {
-  const { header, entries, leafId, report } = importCodex(text, { fileName });
+  const { header, entries, leafId, derivedIds, report } = importCodex(text, { fileName });
   if (!entries.some((e) => e.type === "message"))
     throw new ImportRefusal("no_conversation", `No Codex conversation in the file (${file.description})`);
   return {
@@ -107,7 +107,7 @@ function fromCodex(text: string, fileName: string, file: SniffedFile): Converted
     header,
     entries,
     leafId,
-    derivedIds: [],
+    derivedIds,
     problems: report.skipped.length,
     stableIds: true,
     codex: report,
