@@ -42,6 +42,7 @@ export const STAGES = {
       "test/server/migrations.test.ts",
       "test/server/openapi.test.ts",
       "test/server/routes.test.ts",
+      "test/server/adversarial.test.ts",
       "test/session/cross-read.test.ts",
       "test/session/invariants.test.ts",
       "test/session/list.test.ts",

@@ -64,15 +64,33 @@ function firstUserText(message: { role: string; content?: unknown }): string {
       .map((block) => block.text as string)
       .join("\n");
   }
-  return listable(text.slice(0, FIRST_MESSAGE_MAX));
+  // Cut between characters: the half of a surrogate pair would read back as U+FFFD.
+  const cut = isHighSurrogate(text.charCodeAt(FIRST_MESSAGE_MAX - 1))
+    ? FIRST_MESSAGE_MAX - 1
+    : FIRST_MESSAGE_MAX;
+  return listable(text.slice(0, cut));
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /**
- * Listing columns are derived copies (the entries keep every byte): NUL characters are dropped
- * from them, because PostgreSQL's text type refuses NUL and every backend must list alike.
+ * Listing columns are derived copies (the entries keep every byte), and every backend must list
+ * alike: NUL characters are dropped (PostgreSQL's text type refuses NUL), and a lone surrogate
+ * (not text in UTF-8) becomes U+FFFD here, once, rather than three of them read back from SQLite
+ * and one from PostgreSQL.
  */
 function listable(text: string): string {
-  return text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
+  const noNul = text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
+  return wellFormed(noNul);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `String.prototype.toWellFormed` (not in this TypeScript's library). */
+function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, "\ufffd");
 }
 
 /** What search matches against, lowercased once at write time so every backend compares alike. */

@@ -9,9 +9,19 @@ import { HttpError } from "./http-error.js";
 export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  // With a Content-Length (which Node's HTTP parser holds the body to) the whole body may be read
-  // at once: @hono/node-server then skips building a web stream, much cheaper per request.
-  if (Number.isFinite(declared)) return request.text();
+  try {
+    // With a Content-Length (which Node's HTTP parser holds the body to) the whole body may be
+    // read at once: @hono/node-server then skips building a web stream, much cheaper per request.
+    if (Number.isFinite(declared)) return await request.text();
+    return await readStreamed(request, maxBytes);
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    // The client went away mid-body (or sent a broken chunked encoding): its fault, not ours.
+    throw new HttpError(400, "request_aborted", "The request body was cut off before its end");
+  }
+}
+
+async function readStreamed(request: Request, maxBytes: number): Promise<string> {
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -7,6 +7,7 @@ export type HttpErrorCode =
   | "invalid_request"
   | "unsupported_media_type"
   | "payload_too_large"
+  | "request_aborted"
   | "rate_limited"
   | "idempotency_key_reused"
   | "idempotency_in_progress"

@@ -30,30 +30,46 @@ export async function runKeyed(
   run: () => Promise<Reply>,
 ): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
-    const stored = await services.db.findIdempotent(scope.owner, scope.key);
-    if (stored) {
-      if (stored.requestHash !== scope.requestHash) {
-        throw new HttpError(
-          422,
-          "idempotency_key_reused",
-          "This Idempotency-Key was used for a different request",
-        );
-      }
-      // A response about a session that is gone (purged, or in the trash for routes that do not
-      // reach the trash) is not replayed: the request answers as the API now does, session_not_found.
-      if (stored.sessionId !== null) {
-        const options = { includeDeleted: route.findsDeleted === true };
-        await services.store.getSummary(scope.owner, stored.sessionId, options);
-      }
-      return toHttpResponse(stored.response);
+    const stored = await storedAnswer(services, route, scope);
+    if (stored === "another request") {
+      throw new HttpError(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used for a different request",
+      );
     }
+    if (stored) return stored;
     try {
       return replyResponse(await run());
     } catch (error) {
-      if (!(error instanceof IdempotencyKeyTaken)) throw error;
+      if (!(error instanceof IdempotencyKeyTaken)) {
+        // The same request, racing ours with the key, may have committed first and made ours fail
+        // (an If-Match it made stale, a session it moved to the trash): answer what it stored.
+        const winner = await storedAnswer(services, route, scope);
+        if (winner instanceof Response) return winner;
+        throw error;
+      }
       if (attempt >= ATTEMPTS) {
         throw new HttpError(409, "idempotency_in_progress", "Requests with this Idempotency-Key keep racing");
       }
     }
   }
+}
+
+/** The answer stored under the key for this request; "another request" when the key holds another's. */
+async function storedAnswer(
+  services: ServerServices,
+  route: AnyRoute,
+  scope: IdempotencyScope,
+): Promise<Response | "another request" | null> {
+  const stored = await services.db.findIdempotent(scope.owner, scope.key);
+  if (!stored) return null;
+  if (stored.requestHash !== scope.requestHash) return "another request";
+  // A response about a session that is gone (purged, or in the trash for routes that do not
+  // reach the trash) is not replayed: the request answers as the API now does, session_not_found.
+  if (stored.sessionId !== null) {
+    const options = { includeDeleted: route.findsDeleted === true };
+    await services.store.getSummary(scope.owner, stored.sessionId, options);
+  }
+  return toHttpResponse(stored.response);
 }

@@ -54,7 +54,17 @@ async function handleRequest(c: Context, route: AnyRoute, services: ServerServic
   // The request id goes in with the other headers, so the middleware need not add it afterwards.
   const response = replyResponse(await run(), facts && { "X-Request-Id": facts.requestId });
   if (facts) facts.idInResponse = true;
-  return response;
+  return c.req.raw.method === "HEAD" ? withoutBody(response) : response;
+}
+
+/**
+ * A HEAD's answer: the GET's status and headers, its body cancelled. Hono answers HEAD with the
+ * GET's response and drops the body without cancelling it, and a body that holds something until
+ * it is read or cancelled (an export's whole-read slot, work/whole-reads.ts) would hold it for good.
+ */
+function withoutBody(response: Response): Response {
+  response.body?.cancel().catch(() => {});
+  return new Response(null, response);
 }
 
 function idempotencyScope(

@@ -93,8 +93,10 @@ export function requestGrowth(operationId: string, body: unknown, rawBody: strin
       const entries = (body as { entries?: unknown } | null)?.entries;
       return { sessions: 0, entries: Array.isArray(entries) ? entries.length : 1, bytes };
     }
+    // Each appends one entry: a branch summary, a label, a session_info with the name.
     case "branchSession":
     case "setLabel":
+    case "renameSession":
       return { sessions: 0, entries: 1, bytes };
     default:
       return null;

@@ -109,7 +109,8 @@ function moveToOrFromTrash(
   const { params, principal, ifMatch, idempotency, services } = request;
   const owner = principal.userId;
   const sessionId = params.id;
-  const target = { owner, sessionId, ifMatch, includeDeleted: action === "restore" };
+  // Both reach the trash: a delete repeated with its If-Match answers as any repeated write does.
+  const target = { owner, sessionId, ifMatch, includeDeleted: true };
   const record: WriteRecord<WriteResultOf> = {
     reply: ({ result }) => ({ body: result, revision: result.revision }),
     idempotency,
