@@ -194,10 +194,7 @@ export const ApiKeyInfo = Type.Object({
   lastUsedAt: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const CreateKeyBody = Type.Object(
-  { name: Type.Optional(Type.String({ maxLength: 256 })) },
-  { additionalProperties: false },
-);
+export const CreateKeyBody = Type.Object({ name: Type.Optional(Text(256)) }, { additionalProperties: false });
 
 export const CreatedKey = Type.Object({ key: Type.String(), info: ApiKeyInfo });
 export const KeyList = Type.Object({ items: Type.Array(ApiKeyInfo) });

@@ -118,6 +118,14 @@ for (const backend of BACKENDS) {
       assert.equal(stale.json.currentRevision, current);
     });
 
+    // A key's name is listed text like a session's: NUL is refused alike on every backend (it was
+    // 201 on SQLite and 400 on PostgreSQL, whose text type cannot hold it).
+    it("a key name holding NUL is refused as any listed text is", async () => {
+      const created = await t.call("POST", "/v1/keys", { key: alice, body: { name: "laptop\u0000" } });
+      assert.equal(created.status, 400, created.text);
+      assert.equal(created.json.code, "invalid_request");
+    });
+
     // summary.ts keeps listing text "as every backend must list alike", but cuts the first message
     // at 1,000 UTF-16 units (splitting a surrogate pair) and stores lone surrogates from names and
     // cwds: SQLite then reads back three U+FFFD, PostgreSQL one, and the write's own answer another.
