@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { SessionEntry } from "../../src/core/entry.js";
 import { HttpError } from "../../src/server/http/http-error.js";
-import { enterRead, gatedRead } from "../../src/server/work/read-gate.js";
+import { enterStreamedRead, gatedRead } from "../../src/server/work/read-gate.js";
 import { exportAnswer } from "../../src/server/work/whole-reads.js";
 import { MemoryStore } from "../../src/store/memory/memory-store.js";
 import type { SessionStore } from "../../src/store/store.js";
@@ -149,10 +149,33 @@ for (const backend of BACKENDS) {
       assert.equal(await gatedRead(services, OWNER, async () => "after"), "after");
       const cancelled = await exportAnswer(read);
       await (cancelled.body as ReadableStream).cancel();
-      const leave = await enterRead(services, OWNER);
+      const { leave } = enterStreamedRead(services, OWNER);
       leave();
       leave(); // a second release counts for nothing
       assert.equal(await gatedRead(services, OWNER, async () => "free"), "free");
+    });
+
+    it("an export its client does not read holds no instance slot: other users' reads go on", async () => {
+      const services = t.server.services;
+      const store = services.store;
+      // As many exports as the instance runs reads at once, each by a user of its own: before,
+      // each held a slot until its client read on, and every other user's read waited.
+      const idle: Array<{ owner: string; session: string; body: ReadableStream<Uint8Array> }> = [];
+      for (let i = 0; i < services.limits.maxHeavyReads; i++) {
+        const owner = `idle-${i}`;
+        const { id: session } = await store.createSession(owner, { cwd: "/w" });
+        const message = { role: "user", content: `idle ${i}`, timestamp: 0 };
+        const timestamp = new Date(0).toISOString();
+        await store.appendEntries(owner, session, [
+          { type: "message", id: "m0", parentId: null, timestamp, message },
+        ]);
+        const answer = await exportAnswer({ services, owner, sessionId: session });
+        idle.push({ owner, session, body: answer.body as ReadableStream<Uint8Array> });
+      }
+      const waited = new Promise<string>((resolve) => setTimeout(() => resolve("still waiting"), 2000));
+      assert.equal(await Promise.race([gatedRead(services, OWNER, async () => "ran"), waited]), "ran");
+      for (const { owner, session, body } of idle)
+        assert.equal(unstamped(await readAll(body)), unstamped(await store.exportJsonl(owner, session)));
     });
 
     it("answers larger than one run (tree, branch, context) parse to the same answer", async () => {

@@ -31,41 +31,77 @@ export async function gatedRead<T>(
   userId: string,
   read: () => Promise<T>,
 ): Promise<T> {
-  const leave = await enterRead(services, userId);
+  const leaveUser = enterUser(services, userId);
   try {
-    return await read();
+    const leave = await enterInstance(services);
+    try {
+      return await read();
+    } finally {
+      leave();
+    }
   } finally {
-    leave();
+    leaveUser();
   }
 }
 
 /**
- * Takes a whole-read slot as `gatedRead` does and hands back its release, for a read that
- * outlives its handler (a streamed export holds its slot until the last byte is sent). The
- * release may be called more than once; only the first counts.
+ * A whole-session read that outlives its handler, a streamed export: it counts among its user's
+ * reads until its last byte is sent or the client goes away (the release this returns, which may
+ * be called more than once), and takes an instance slot only for each piece it reads (`step`). A
+ * client that stops reading then holds none: it cannot keep other users' reads waiting.
  */
-export async function enterRead(services: ServerServices, userId: string): Promise<() => void> {
+export function enterStreamedRead(
+  services: ServerServices,
+  userId: string,
+): { leave: () => void; step: <T>(read: () => Promise<T>) => Promise<T> } {
+  const leave = enterUser(services, userId);
+  const step = async <T>(read: () => Promise<T>): Promise<T> => {
+    const leaveInstance = await enterInstance(services);
+    try {
+      return await read();
+    } finally {
+      leaveInstance();
+    }
+  };
+  return { leave, step };
+}
+
+/** Counts a read against its user's cap (429 past it); returns its release, good once. */
+function enterUser(services: ServerServices, userId: string): () => void {
   const state = stateOf(services);
-  const { maxHeavyReadsPerUser: cap, maxHeavyReads } = services.limits;
+  const cap = services.limits.maxHeavyReadsPerUser;
   const mine = state.perUser.get(userId) ?? 0;
   if (cap > 0 && mine >= cap) {
     const message = `At most ${cap} whole-session reads at once per user; page with GET …/entries or retry`;
     throw new HttpError(429, "rate_limited", message, { "Retry-After": "1" });
   }
   state.perUser.set(userId, mine + 1);
-  // A finishing read hands its slot straight to the next in line, so none can slip in between.
-  if (maxHeavyReads > 0 && state.running >= maxHeavyReads) {
-    await new Promise<void>((resolve) => state.waiting.push(resolve));
-  } else state.running++;
-  let left = false;
-  return () => {
-    if (left) return;
-    left = true;
-    const next = state.waiting.shift();
-    if (next) next();
-    else state.running--;
+  return once(() => {
     const still = (state.perUser.get(userId) ?? 1) - 1;
     if (still <= 0) state.perUser.delete(userId);
     else state.perUser.set(userId, still);
+  });
+}
+
+/** Takes one of the instance's running slots, waiting in arrival order; returns its release, good once. */
+async function enterInstance(services: ServerServices): Promise<() => void> {
+  const state = stateOf(services);
+  const max = services.limits.maxHeavyReads;
+  // A finishing read hands its slot straight to the next in line, so none can slip in between.
+  if (max > 0 && state.running >= max) await new Promise<void>((resolve) => state.waiting.push(resolve));
+  else state.running++;
+  return once(() => {
+    const next = state.waiting.shift();
+    if (next) next();
+    else state.running--;
+  });
+}
+
+function once(release: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    release();
   };
 }

@@ -4,7 +4,7 @@ import type { ServerServices } from "../services.js";
 import { computePool } from "./compute-pool.js";
 import type { ComputeTask } from "./compute-protocol.js";
 import { pieceStream } from "./piece-stream.js";
-import { enterRead, gatedRead } from "./read-gate.js";
+import { enterStreamedRead, gatedRead } from "./read-gate.js";
 import { feedSession, withoutPayload } from "./session-snapshot.js";
 import { TimeSlicer } from "./time-slicer.js";
 
@@ -84,12 +84,34 @@ export const JSONL = "application/x-ndjson";
  * subject to the response size bound: nothing of it is assembled.
  */
 export async function exportAnswer({ services, owner, sessionId }: WholeRead): Promise<Reply> {
-  const leave = await enterRead(services, owner);
+  const { leave, step } = enterStreamedRead(services, owner);
   try {
-    const { summary, pieces } = await services.store.exportJsonlPages(owner, sessionId);
-    return { body: pieceStream(pieces, leave), contentType: JSONL, revision: summary.revision };
+    const { summary, pieces } = await step(() => services.store.exportJsonlPages(owner, sessionId));
+    return {
+      body: pieceStream(stepped(pieces, step), leave),
+      contentType: JSONL,
+      revision: summary.revision,
+    };
   } catch (error) {
     leave();
     throw error;
+  }
+}
+
+/** The pieces, each read inside `step` (an instance slot for the read of one page). */
+async function* stepped<T>(
+  pieces: AsyncIterable<T> | Iterable<T>,
+  step: <R>(read: () => Promise<R>) => Promise<R>,
+): AsyncGenerator<T> {
+  const iterator =
+    Symbol.asyncIterator in pieces ? pieces[Symbol.asyncIterator]() : pieces[Symbol.iterator]();
+  try {
+    for (;;) {
+      const next = await step(async () => await iterator.next());
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
   }
 }
