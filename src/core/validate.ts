@@ -37,9 +37,9 @@ const ENTRY_RULES: Record<EntryType, (e: Json) => string | undefined> = {
     // pi writes a compaction without one when it migrates a v1 file whose kept index it cannot
     // place: such a compaction keeps nothing from before it (context.ts).
     if (!isOptionalString(e.firstKeptEntryId)) return "firstKeptEntryId must be a string";
-    // Shown, never used: pi reads a compaction without it (some writers name it otherwise).
-    if (e.tokensBefore !== undefined && typeof e.tokensBefore !== "number")
-      return "tokensBefore must be a number";
+    // Shown, never used: pi reads a compaction without it (some writers name it otherwise), and
+    // with null, what JSON writes for NaN or Infinity (pi's appendCompaction, and ours, write that).
+    if (e.tokensBefore != null && typeof e.tokensBefore !== "number") return "tokensBefore must be a number";
     return undefined;
   },
   branch_summary: (e) =>
