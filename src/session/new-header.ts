@@ -18,7 +18,8 @@ export function newHeader(cwd: string, options: NewSessionOptions): SessionHeade
     timestamp: nowIso(),
     cwd,
   };
-  if (options.parentSession) header.parentSession = options.parentSession;
+  // As pi writes it: an empty string too, only a missing one is left out.
+  if (options.parentSession !== undefined) header.parentSession = options.parentSession;
   return header;
 }
 

@@ -92,3 +92,20 @@ describe("entry key order on disk", () => {
     assert.deepEqual(keysOfLines(ours.getSessionFile() as string), piKeys);
   });
 });
+
+describe("a new session's header", () => {
+  test("keeps an empty parentSession, as pi writes it", () => {
+    const pi = PiSessionManager.inMemory(CWD);
+    const ours = SessionManager.inMemory(CWD);
+    pi.newSession({ parentSession: "" });
+    ours.newSession({ parentSession: "" });
+    const { id: _pi, timestamp: _piAt, ...piHeader } = pi.getHeader() as unknown as Record<string, unknown>;
+    const {
+      id: _ours,
+      timestamp: _oursAt,
+      ...oursHeader
+    } = ours.getHeader() as unknown as Record<string, unknown>;
+    assert.deepEqual(oursHeader, piHeader);
+    assert.equal(oursHeader.parentSession, "");
+  });
+});
