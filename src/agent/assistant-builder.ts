@@ -32,6 +32,15 @@ export class AssistantBuilder {
           block.thinkingSignature = `${String(block.thinkingSignature ?? "")}${event.signature}`;
         return event.delta ? { kind: "thinking", text: event.delta } : undefined;
       }
+      case "redacted_thinking":
+        // pi-ai's shape for it: the opaque data in the signature, sent back as redacted_thinking.
+        this.message.content.push({
+          type: "thinking",
+          thinking: "[Reasoning redacted]",
+          thinkingSignature: event.data,
+          redacted: true,
+        });
+        return undefined;
       case "tool_call":
         this.message.content.push({
           type: "toolCall",

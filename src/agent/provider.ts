@@ -29,6 +29,8 @@ export interface ProviderRequest {
 export type ProviderEvent =
   | { type: "text_delta"; delta: string }
   | { type: "thinking_delta"; delta: string; signature?: string }
+  /** Thinking the provider sent encrypted whole (Anthropic's redacted_thinking): kept to send back. */
+  | { type: "redacted_thinking"; data: string }
   | { type: "tool_call"; id: string; name: string; arguments: Record<string, unknown> }
   | {
       type: "done";
@@ -62,7 +64,8 @@ export interface Repair {
     | "skipped_failed_assistant"
     | "duplicate_tool_result"
     | "skipped_empty_assistant"
-    | "thinking_off_for_turn";
+    | "thinking_off_for_turn"
+    | "joined_parallel_calls";
   message: string;
   toolCallId?: string;
 }

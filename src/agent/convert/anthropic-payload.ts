@@ -1,4 +1,4 @@
-import type { ImageContent, TextContent } from "../../core/messages.js";
+import type { ImageContent, TextContent, ThinkingContent } from "../../core/messages.js";
 import type { ProviderRequest, Repair } from "../provider.js";
 import { contentBlocks, type LlmMessage, toLlmMessages } from "./llm-messages.js";
 import { stableStringify } from "./stable-json.js";
@@ -24,7 +24,7 @@ export function anthropicPayload(request: ProviderRequest): { payload: Json; rep
   const out: Array<{ role: "user" | "assistant"; content: Json[] }> = [];
   for (const message of messages) {
     const role = message.role === "assistant" ? "assistant" : "user";
-    const blocks = anthropicBlocks(message);
+    const blocks = anthropicBlocks(message, request.model);
     if (blocks.length === 0) continue;
     const last = out[out.length - 1];
     if (last && last.role === role) last.content.push(...blocks);
@@ -76,27 +76,29 @@ export function anthropicToolId(id: string): string {
   return id.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
 }
 
-function anthropicBlocks(message: LlmMessage): Json[] {
+function anthropicBlocks(message: LlmMessage, model: string): Json[] {
   if (message.role === "user") return contentBlocks(message.content).map(userBlock).filter(nonEmpty);
   if (message.role === "toolResult") {
+    // A tool that printed nothing still answers its call: with a word, as the API refuses empty text.
+    const content = message.content.map(userBlock).filter(nonEmpty);
     return [
       {
         type: "tool_result",
         tool_use_id: anthropicToolId(message.toolCallId),
-        content:
-          message.content.length > 0
-            ? message.content.map(userBlock)
-            : [{ type: "text", text: "(no output)" }],
+        content: content.length > 0 ? content : [{ type: "text", text: "(no output)" }],
         is_error: message.isError,
       },
     ];
   }
+  // Thinking goes back signed only to the model that signed it (the API refuses another's
+  // signature, and a writer of another API may have put anything in the field); from any other
+  // model its text is plain text and redacted thinking is dropped, as pi-ai's transformMessages does.
+  const sameModel = message.api === ANTHROPIC_API && message.model === model;
   const blocks: Json[] = [];
   for (const block of message.content) {
     if (block.type === "text" && block.text.trim()) blocks.push({ type: "text", text: block.text });
-    else if (block.type === "thinking" && typeof block.thinkingSignature === "string") {
-      blocks.push({ type: "thinking", thinking: block.thinking, signature: block.thinkingSignature });
-    } else if (block.type === "toolCall") {
+    else if (block.type === "thinking") blocks.push(...thinkingBlocks(block, sameModel));
+    else if (block.type === "toolCall") {
       blocks.push({
         type: "tool_use",
         id: anthropicToolId(block.id),
@@ -106,6 +108,17 @@ function anthropicBlocks(message: LlmMessage): Json[] {
     }
   }
   return blocks;
+}
+
+/** The `api` of the assistant messages this provider (and pi-ai's) writes. */
+const ANTHROPIC_API = "anthropic-messages";
+
+function thinkingBlocks(block: ThinkingContent, sameModel: boolean): Json[] {
+  const signature = typeof block.thinkingSignature === "string" ? block.thinkingSignature : undefined;
+  if (block.redacted === true) return sameModel && signature ? [{ type: "redacted_thinking", data: signature }] : [];
+  if (sameModel && signature) return [{ type: "thinking", thinking: block.thinking, signature }];
+  if (sameModel || typeof block.thinking !== "string" || !block.thinking.trim()) return [];
+  return [{ type: "text", text: block.thinking }];
 }
 
 function userBlock(block: TextContent | ImageContent): Json {

@@ -68,12 +68,23 @@ function bashText(m: Record<string, unknown>): string {
   return `Ran \`${String(m.command)}\`\n${output}`;
 }
 
+/**
+ * Every tool call answered right after its turn, once: a result is matched to its open call; a
+ * call left open gets an "aborted" result when the run of results ends; a result with no open call
+ * becomes user text after that run (never inside it: the APIs want a turn's results together and
+ * first); a second result of a call is dropped. Assistant messages that only hold calls, following
+ * one whose calls are all still open, are one turn's parallel calls written one per message (the
+ * OpenAI Agents adapter stores an item per entry): they are sent as that one turn.
+ */
 function repairToolPairs(input: LlmMessage[]): { messages: LlmMessage[]; repairs: Repair[] } {
   const out: LlmMessage[] = [];
   const repairs: Repair[] = [];
   let pending: ToolCallContent[] = [];
+  /** Whether the last message out is an assistant turn none of whose calls has a result yet. */
+  let turnOpen = false;
+  let orphans: UserMessage[] = [];
   const answered = new Set<string>();
-  const flushPending = () => {
+  const endRun = () => {
     for (const call of pending) {
       repairs.push({
         code: "missing_tool_result",
@@ -83,9 +94,12 @@ function repairToolPairs(input: LlmMessage[]): { messages: LlmMessage[]; repairs
       out.push(syntheticResult(call));
     }
     pending = [];
+    out.push(...orphans);
+    orphans = [];
   };
   for (const message of input) {
     if (message.role === "toolResult") {
+      turnOpen = false;
       const index = pending.findIndex((call) => call.id === message.toolCallId);
       if (index >= 0) {
         pending.splice(index, 1);
@@ -98,15 +112,23 @@ function repairToolPairs(input: LlmMessage[]): { messages: LlmMessage[]; repairs
           message: `Tool result ${message.toolCallId} has no open tool call; ${duplicate ? "dropped" : "sent as user text"}`,
           toolCallId: message.toolCallId,
         });
-        if (!duplicate) out.push(orphanAsText(message));
+        if (!duplicate) orphans.push(orphanAsText(message));
       }
       continue;
     }
-    flushPending();
-    if (
-      message.role === "assistant" &&
-      (message.stopReason === "error" || message.stopReason === "aborted")
-    ) {
+    if (turnOpen && message.role === "assistant" && onlyCalls(message) && !failed(message)) {
+      const turn = out[out.length - 1] as AssistantMessage;
+      out[out.length - 1] = { ...turn, content: [...turn.content, ...message.content] };
+      pending.push(...(message.content as ToolCallContent[]));
+      repairs.push({
+        code: "joined_parallel_calls",
+        message: "Tool calls written one per message, with no result between them, are sent as one turn",
+      });
+      continue;
+    }
+    endRun();
+    turnOpen = false;
+    if (message.role === "assistant" && failed(message)) {
       repairs.push({
         code: "skipped_failed_assistant",
         message: `An assistant message that ended with "${message.stopReason}" is not sent`,
@@ -114,11 +136,21 @@ function repairToolPairs(input: LlmMessage[]): { messages: LlmMessage[]; repairs
       continue;
     }
     out.push(message);
-    if (message.role === "assistant")
+    if (message.role === "assistant") {
       pending = message.content.filter((b): b is ToolCallContent => b.type === "toolCall");
+      turnOpen = pending.length > 0;
+    }
   }
-  flushPending();
+  endRun();
   return { messages: out, repairs };
+}
+
+function failed(message: AssistantMessage): boolean {
+  return message.stopReason === "error" || message.stopReason === "aborted";
+}
+
+function onlyCalls(message: AssistantMessage): boolean {
+  return message.content.length > 0 && message.content.every((block) => block.type === "toolCall");
 }
 
 function syntheticResult(call: ToolCallContent): ToolResultMessage {

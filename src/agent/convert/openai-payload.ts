@@ -59,7 +59,7 @@ function openAiMessage(message: LlmMessage): Json | undefined {
   if (message.role === "toolResult") {
     return {
       role: "tool",
-      tool_call_id: message.toolCallId,
+      tool_call_id: openAiToolId(message.toolCallId),
       content: joinText(textOnly(message.content)) || "(no output)",
     };
   }
@@ -71,12 +71,22 @@ function openAiMessage(message: LlmMessage): Json | undefined {
   const out: Json = { role: "assistant", content: text || null };
   if (calls.length > 0) {
     out.tool_calls = calls.map((call) => ({
-      id: call.id,
+      id: openAiToolId(call.id),
       type: "function",
       function: { name: call.name, arguments: stableStringify(call.arguments ?? {}) },
     }));
   }
   return out;
+}
+
+/**
+ * Chat Completions takes tool call ids of at most 40 characters. Those of the Responses API
+ * (`call_…|fc_…`, hundreds of characters, through pi sessions) keep their call id, as pi-ai's
+ * openai-completions provider makes them; any other long id is cut to 40, as pi does for OpenAI.
+ */
+export function openAiToolId(id: string): string {
+  if (id.includes("|")) return (id.split("|")[0] ?? "").replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 40);
+  return id.length > 40 ? id.slice(0, 40) : id;
 }
 
 function userPart(block: TextContent | ImageContent): Json {

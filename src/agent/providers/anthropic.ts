@@ -83,6 +83,8 @@ export class AnthropicProvider implements Provider {
         } else if (data.type === "content_block_start" && data.content_block) {
           const b = data.content_block;
           blocks.set(data.index ?? 0, { type: b.type, text: "", id: b.id, name: b.name });
+          if (b.type === "redacted_thinking" && typeof b.data === "string")
+            yield { type: "redacted_thinking", data: b.data };
         } else if (data.type === "content_block_delta" && data.delta) {
           const block = blocks.get(data.index ?? 0);
           const d = data.delta;
@@ -125,7 +127,7 @@ interface AnthropicEvent {
   error?: { type?: string; message?: string };
   message?: { usage?: AnthropicUsage };
   usage?: AnthropicUsage;
-  content_block?: { type: string; id?: string; name?: string };
+  content_block?: { type: string; id?: string; name?: string; data?: string };
   delta?: {
     type?: string;
     text?: string;
