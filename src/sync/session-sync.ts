@@ -63,6 +63,25 @@ export async function syncSession(
   work: SessionWork,
   options: SessionSyncOptions,
 ): Promise<{ report: SessionReport; state: SessionSyncState | null }> {
+  try {
+    return await syncFrom(work, options);
+  } catch (error) {
+    // The saved watermarks describe another life of the session there (purged, then pushed again
+    // by an older copy, with the same counts): a push built on them misses parents the service
+    // no longer has. Once more from nothing, comparing every id: the copies merge by union.
+    if (work.state === undefined || !isRefusedEntry(error)) throw error;
+    return await syncFrom({ ...work, state: undefined }, options);
+  }
+}
+
+function isRefusedEntry(error: unknown): boolean {
+  return error instanceof SessionTreeApiError && error.status === 400 && error.code === "invalid_entry";
+}
+
+async function syncFrom(
+  work: SessionWork,
+  options: SessionSyncOptions,
+): Promise<{ report: SessionReport; state: SessionSyncState | null }> {
   const report: SessionReport = {
     id: work.id,
     path: work.local?.path ?? null,
@@ -73,9 +92,9 @@ export async function syncSession(
   if (work.onServer === "gone") return goneResult(work, report);
   let file = work.local ? openForSync(work.local.path, options.dryRun) : undefined;
   try {
-    const prior = startingPoint(work);
     const remote = await remoteView(work, file, options, report);
     if (remote === "gone") return goneResult(work, report);
+    const prior = startingPoint(work, remote);
     const pulled = await readRemote(options.remote, work.id, prior.after, remote.entryCount);
     if (!file) {
       if (options.dryRun) {
@@ -124,10 +143,16 @@ function openForSync(path: string, dryRun: boolean): SessionFile {
   return SessionFile.open(path);
 }
 
-/** The watermarks to start from: none when the file is new, gone, or was replaced (a repair). */
-function startingPoint(work: SessionWork): { stored: number; after: number } {
+/**
+ * The watermarks to start from: none when the file is new, gone, or was replaced (a repair), or
+ * when the session there is not the one they were taken from (it was gone when last seen, or it
+ * stands behind them: purged and pushed again).
+ */
+function startingPoint(work: SessionWork, remote: RemoteView): { stored: number; after: number } {
   const state = work.state;
   if (!state || !work.local) return { stored: 0, after: 0 };
+  if (state.gone || remote.revision < state.revision || remote.entryCount < state.after)
+    return { stored: 0, after: 0 };
   const sameFile =
     state.path === work.local.path && state.ino === work.local.ino && state.size <= work.local.size;
   return sameFile ? { stored: state.stored, after: state.after } : { stored: 0, after: 0 };
@@ -150,6 +175,8 @@ async function remoteView(
         cwd: summary.cwd,
       };
       if (summary.parentSession !== undefined) header.parentSession = summary.parentSession;
+      // A local file under the same id with another header is another session: not merged.
+      if (file && !sameHeader(header, file.header)) throw new HeaderMismatch(work.id);
       return { revision: summary.revision, entryCount: summary.entryCount, leafId: summary.leafId, header };
     } catch (error) {
       if (error instanceof SessionTreeApiError && error.status === 404) return "gone";

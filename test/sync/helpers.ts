@@ -8,10 +8,26 @@ import { LEAF_MARKER_TYPE, type SessionEntry } from "../../src/core/entry.js";
 import { sessionsDir } from "../../src/file/paths.js";
 import { SessionFile } from "../../src/file/session-file.js";
 import { sessionFilesIn, sessionFoldersIn } from "../../src/session/locate.js";
+import { SessionManager } from "../../src/session/session-manager.js";
 import { countingFetch, type TransferCount } from "../../src/sync/counting-fetch.js";
 import type { LeafMode } from "../../src/sync/leaf.js";
 import { type SyncReport, syncRoot } from "../../src/sync/sync.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
+import { messageMaker } from "../support/messages.js";
+
+const turnMessages = messageMaker();
+
+/** A session of `cwd` under `root` with `turns` user/assistant turns; returns its id and file. */
+export function makeSession(root: string, cwd: string, turns: number): { id: string; path: string } {
+  const manager = SessionManager.create(cwd, undefined, { root });
+  for (let i = 0; i < turns; i++) {
+    manager.appendMessage(turnMessages.user(`question ${i}`));
+    manager.appendMessage(turnMessages.assistant(`answer ${i}`));
+  }
+  const out = { id: manager.getSessionId(), path: manager.getSessionFile() as string };
+  manager.close();
+  return out;
+}
 
 /** A throwaway folder, removed by `cleanup()`. */
 export function tempDir(prefix: string): { path: string; cleanup(): void } {

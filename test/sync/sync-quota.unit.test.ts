@@ -4,20 +4,9 @@ import { after, before, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
 import { messageMaker } from "../support/messages.js";
-import { syncOnce, tempDir } from "./helpers.js";
+import { makeSession, syncOnce, tempDir } from "./helpers.js";
 
 const m = messageMaker();
-
-function makeSession(root: string, turns: number): { id: string; path: string } {
-  const manager = SessionManager.create("/work/quota", undefined, { root });
-  for (let i = 0; i < turns; i++) {
-    manager.appendMessage(m.user(`question ${i}`));
-    manager.appendMessage(m.assistant(`answer ${i}`));
-  }
-  const out = { id: manager.getSessionId(), path: manager.getSessionFile() as string };
-  manager.close();
-  return out;
-}
 
 /** The quota part of an error answer: what a client branches on. */
 function refusal(answer: { status: number; json: { code?: string; details?: { quota?: string } } }) {
@@ -35,7 +24,7 @@ describe("sync counts against the user's quotas (in-process service on SQLite)",
   before(async () => {
     server = await startTestServer("sqlite", { quotas: { maxSessions: 1, maxEntries: 6 } });
     key = await server.key("carol");
-    first = makeSession(root, 2);
+    first = makeSession(root, "/work/quota", 2);
     const run = await syncOnce(root, server.url, key, state);
     assert.equal(run.report.errors, 0, JSON.stringify(run.report.changed));
   });
@@ -54,7 +43,7 @@ describe("sync counts against the user's quotas (in-process service on SQLite)",
     assert.deepEqual(refusal(put), refusal(create));
 
     // `sessiontree sync` with a new local session: reported as that session's error, nothing made.
-    const second = makeSession(root, 1);
+    const second = makeSession(root, "/work/quota", 1);
     const run = await syncOnce(root, server.url, key, state);
     const failed = run.report.changed.find((s) => s.id === second.id);
     assert.equal(failed?.error?.code, "quota_exceeded");

@@ -5,26 +5,12 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SessionTreeClient } from "../../src/client/client.js";
 import { SessionTreeApiError } from "../../src/client/errors.js";
-import { SessionManager } from "../../src/session/session-manager.js";
 import type { RateLimitWait } from "../../src/sync/rate-limit-retry.js";
 import { syncRoot } from "../../src/sync/sync.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
-import { messageMaker } from "../support/messages.js";
-import { filesById, readFile, tempDir } from "./helpers.js";
+import { filesById, makeSession, readFile, tempDir } from "./helpers.js";
 
 const SYNC = join(import.meta.dirname, "sync-child.ts");
-const m = messageMaker();
-
-function makeSession(root: string, turns: number): { id: string; path: string } {
-  const manager = SessionManager.create("/work/rate", undefined, { root });
-  for (let i = 0; i < turns; i++) {
-    manager.appendMessage(m.user(`question ${i}`));
-    manager.appendMessage(m.assistant(`answer ${i}`));
-  }
-  const out = { id: manager.getSessionId(), path: manager.getSessionFile() as string };
-  manager.close();
-  return out;
-}
 
 /** `sessiontree --root ROOT sync --server URL` in a child process, as a user runs it. */
 async function cliSync(root: string, cache: string, url: string, key: string) {
@@ -66,7 +52,7 @@ describe("sync waits out the service's rate limit (429 + Retry-After)", () => {
   it("the CLI says it waits, retries, and finishes the sync", async () => {
     const rootA = join(dirs.path, "a");
     const rootB = join(dirs.path, "b");
-    const made = makeSession(rootA, 2);
+    const made = makeSession(rootA, "/work/rate", 2);
     const pushed = await cliSync(rootA, join(dirs.path, "cache-a"), server.url, key);
     assert.equal(pushed.code, 0, pushed.stderr);
     assert.match(pushed.stderr, /rate limited by the service: waiting 1 s \(retry 1 of 5\)/);
@@ -80,7 +66,7 @@ describe("sync waits out the service's rate limit (429 + Retry-After)", () => {
 
   it("the retries are bounded: a limit that keeps refusing still ends the run with the 429", async () => {
     const root = join(dirs.path, "c");
-    makeSession(root, 1);
+    makeSession(root, "/work/rate", 1);
     const waits: RateLimitWait[] = [];
     const remote = new SessionTreeClient({ baseUrl: server.url, token: key });
     const exhaust = async () => {
@@ -111,7 +97,7 @@ describe("sync waits out the service's rate limit (429 + Retry-After)", () => {
 
   it("a Retry-After longer than the longest wait ends the run at once", async () => {
     const root = join(dirs.path, "d");
-    makeSession(root, 1);
+    makeSession(root, "/work/rate", 1);
     const waits: RateLimitWait[] = [];
     const remote = new SessionTreeClient({ baseUrl: server.url, token: key });
     for (let i = 0; i < 5; i++) await server.call("GET", "/v1/sessions", { key });

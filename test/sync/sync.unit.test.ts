@@ -5,21 +5,9 @@ import { after, before, describe, it } from "node:test";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { startTestServer, type TestServer } from "../server/helpers.js";
 import { messageMaker } from "../support/messages.js";
-import { filesById, openInPi, readFile, syncOnce, syncWorld, tempDir } from "./helpers.js";
+import { filesById, makeSession, openInPi, readFile, syncOnce, syncWorld, tempDir } from "./helpers.js";
 
 const m = messageMaker();
-
-/** A session of `cwd` under `root` with `n` user/assistant turns; returns its id and file. */
-function makeSession(root: string, cwd: string, turns: number): { id: string; path: string } {
-  const manager = SessionManager.create(cwd, undefined, { root });
-  for (let i = 0; i < turns; i++) {
-    manager.appendMessage(m.user(`question ${i}`));
-    manager.appendMessage(m.assistant(`answer ${i}`));
-  }
-  const out = { id: manager.getSessionId(), path: manager.getSessionFile() as string };
-  manager.close();
-  return out;
-}
 
 describe("sessiontree sync (in-process service on SQLite)", () => {
   const world = syncWorld("st-sync-unit-");

@@ -25,8 +25,8 @@ const UNREFERENCED = `NOT EXISTS (SELECT 1 FROM blob_refs r JOIN sessions s ON s
 const COLLECTABLE = `((state = 'live' AND claimed_at <= $2) OR (state = 'deleting' AND claimed_at < $3))`;
 
 const GC_SQL = {
-  candidatesOf: `SELECT owner, sha256, token FROM blob_claims WHERE owner = $1 AND ${COLLECTABLE} AND ${UNREFERENCED}`,
-  candidates: `SELECT owner, sha256, token FROM blob_claims WHERE owner <> $1 AND ${COLLECTABLE} AND ${UNREFERENCED}`,
+  candidatesOf: `SELECT owner, sha256, token, claimed_at FROM blob_claims WHERE owner = $1 AND ${COLLECTABLE} AND ${UNREFERENCED}`,
+  candidates: `SELECT owner, sha256, token, claimed_at FROM blob_claims WHERE owner <> $1 AND ${COLLECTABLE} AND ${UNREFERENCED}`,
   /** Re-checks everything in the statement that takes the row: a concurrent append's confirm wins or loses whole. */
   mark: `UPDATE blob_claims SET state = 'deleting', token = $1, claimed_at = $2
     WHERE owner = $3 AND sha256 = $4 AND token = $5
@@ -35,12 +35,16 @@ const GC_SQL = {
   markOrphan: `INSERT INTO blob_claims (owner, sha256, size, claimed_at, state, token)
     VALUES ($1, $2, $3, $4, 'deleting', $5) ON CONFLICT (owner, sha256) DO NOTHING`,
   release: "DELETE FROM blob_claims WHERE owner = $1 AND sha256 = $2 AND token = $3 AND state = 'deleting'",
+  /** A delete that failed: the claim is live again as it was (same age), for the next collection. */
+  handBack: `UPDATE blob_claims SET state = 'live', token = $1, claimed_at = $2
+    WHERE owner = $3 AND sha256 = $4 AND token = $5 AND state = 'deleting'`,
 } as const;
 
 interface Candidate {
   owner: string;
   sha256: string;
   token: string;
+  claimed_at: string;
 }
 
 /**
@@ -76,7 +80,9 @@ export async function collectBlobs(p: SqlPayloads, options: CollectOptions = {})
     ];
     const marked = await p.runSql((sql) => run(sql, GC_SQL.mark, params));
     if (marked !== 1) continue; // an append claimed or referenced it meanwhile
-    if (await deleteHeld(p, candidate.owner, candidate.sha256, token)) unreferenced++;
+    const handBack = [randomUUID(), candidate.claimed_at, candidate.owner, candidate.sha256, token];
+    await deleteHeld(p, candidate.owner, candidate.sha256, token, [GC_SQL.handBack, handBack]);
+    unreferenced++;
   }
   return { unreferenced, orphans: await collectOrphans(p, owner, now, grace) };
 }
@@ -93,19 +99,37 @@ async function collectOrphans(
     const token = randomUUID();
     const params = [blob.owner, blob.sha256, blob.size, now.toISOString(), token];
     const marked = await p.runSql((sql) => run(sql, GC_SQL.markOrphan, params));
-    if (marked === 1 && (await deleteHeld(p, blob.owner, blob.sha256, token))) orphans++;
+    if (marked !== 1) continue;
+    // A failed delete leaves no row: the object is an orphan again for the next run.
+    await deleteHeld(p, blob.owner, blob.sha256, token, [GC_SQL.release, [blob.owner, blob.sha256, token]]);
+    orphans++;
   }
   return orphans;
 }
 
-/** Deletes the object under our `deleting` mark, then removes the mark (unless the lease ran out first). */
-async function deleteHeld(p: SqlPayloads, owner: string, sha256: string, token: string): Promise<boolean> {
+/**
+ * Deletes the object under our `deleting` mark, then removes the mark (unless the lease ran out
+ * first). When the delete fails (object storage down), `undo` gives the mark back at once, so the
+ * next collection takes the blob and an append of the same bytes need not wait out the lease
+ * meant for a collection that died; the error then ends this collection.
+ */
+async function deleteHeld(
+  p: SqlPayloads,
+  owner: string,
+  sha256: string,
+  token: string,
+  [undoSql, undoParams]: [string, unknown[]],
+): Promise<void> {
   const markedAt = Date.now();
-  await p.blobs.delete(owner, sha256);
+  try {
+    await p.blobs.delete(owner, sha256);
+  } catch (error) {
+    await p.runSql((sql) => run(sql, undoSql, undoParams));
+    throw error;
+  }
   // Past half the lease, an append may have taken the claim over: leave the row to the next run.
-  if (Date.now() - markedAt > p.leaseMs / 2) return true;
+  if (Date.now() - markedAt > p.leaseMs / 2) return;
   await p.runSql((sql) => run(sql, GC_SQL.release, [owner, sha256, token]));
-  return true;
 }
 
 function iso(now: Date, agoMs: number): string {
