@@ -30,8 +30,11 @@ import type { AgentMessage } from "../../src/core/messages.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { MemoryStore } from "../../src/store/memory/index.js";
 import { openStore } from "../../src/store/registry.js";
+import type { SessionStore } from "../../src/store/store.js";
 import { anthropicViolations, openAiViolations } from "./fixtures/api-rules.js";
 
+// Request payloads and messages are walked field by field, whatever their shape.
+// biome-ignore lint/suspicious/noExplicitAny: see above
 type Json = Record<string, any>;
 
 const dir = mkdtempSync(join(tmpdir(), "sessiontree-strict-provider-"));
@@ -197,7 +200,10 @@ const TOOLS = [echo, hang, quiet] as AgentTool[];
 type Kind = "file" | "sqlite" | "memory";
 
 /** A session on one storage; `open()` is what a new process would get. */
-async function storage(kind: Kind, name: string): Promise<{ open: () => Promise<any>; file?: string }> {
+async function storage(
+  kind: Kind,
+  name: string,
+): Promise<{ open: () => Promise<SessionManager | StoreBackend>; file?: string }> {
   if (kind === "file") {
     const manager = SessionManager.create(dir, join(dir, name));
     manager.appendMessage({ role: "user", content: [{ type: "text", text: "hello" }], timestamp: 1 });
@@ -214,9 +220,9 @@ async function storage(kind: Kind, name: string): Promise<{ open: () => Promise<
     const file = manager.getSessionFile() as string;
     return { open: async () => SessionManager.open(file), file };
   }
-  const store: any =
+  const store: SessionStore =
     kind === "memory" ? new MemoryStore() : await openStore(`sqlite:${join(dir, `${name}.db`)}`);
-  await store.init?.();
+  await store.init();
   const { id } = await store.createSession("o", { cwd: dir });
   return { open: async () => StoreBackend.open(store, "o", id) };
 }
@@ -348,7 +354,7 @@ for (const kind of ["file", "sqlite", "memory"] as Kind[]) {
         await started;
         const session = await st.open();
         // The app stored its state after the call was written, then the process died.
-        if (typeof session.appendCustomEntry === "function") session.appendCustomEntry("app.state", { n: 1 });
+        if (session instanceof SessionManager) session.appendCustomEntry("app.state", { n: 1 });
         else
           await session.appendUnder(session.leafId(), {
             type: "custom",

@@ -115,7 +115,8 @@ const ANTHROPIC_API = "anthropic-messages";
 
 function thinkingBlocks(block: ThinkingContent, sameModel: boolean): Json[] {
   const signature = typeof block.thinkingSignature === "string" ? block.thinkingSignature : undefined;
-  if (block.redacted === true) return sameModel && signature ? [{ type: "redacted_thinking", data: signature }] : [];
+  if (block.redacted === true)
+    return sameModel && signature ? [{ type: "redacted_thinking", data: signature }] : [];
   if (sameModel && signature) return [{ type: "thinking", thinking: block.thinking, signature }];
   if (sameModel || typeof block.thinking !== "string" || !block.thinking.trim()) return [];
   return [{ type: "text", text: block.thinking }];
