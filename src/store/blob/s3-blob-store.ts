@@ -29,9 +29,18 @@ export interface S3BlobStoreOptions {
   forcePathStyle?: boolean;
   /** @default AWS_REGION, else "us-east-1" (S3-compatible servers mostly ignore it) */
   region?: string;
+  /**
+   * How long one request may wait for an answer, in ms; past it the request fails (and the SDK
+   * retries it, 3 attempts in all): a stalled object store fails the writes that need it instead
+   * of holding them, and their session's queue, for ever. @default 30000
+   */
+  requestTimeoutMs?: number;
   /** A client of your own (credentials, retries, proxies); the options above are then ignored. */
   client?: S3Client;
 }
+
+const REQUEST_TIMEOUT_MS = 30_000;
+const CONNECTION_TIMEOUT_MS = 5_000;
 
 /**
  * Blobs as objects of an S3-compatible bucket: `<prefix><owner>/<ab>/<sha256>`. Credentials come
@@ -60,6 +69,15 @@ export class S3BlobStore implements BlobStore {
         // checksum headers, and each blob is checked by its own SHA-256 on read anyway.
         requestChecksumCalculation: "WHEN_REQUIRED",
         responseChecksumValidation: "WHEN_REQUIRED",
+        requestHandler: {
+          requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+          // Without it the SDK only warns when the timeout passes, and the request waits on.
+          throwOnRequestTimeout: true,
+          connectionTimeout: Math.min(
+            CONNECTION_TIMEOUT_MS,
+            options.requestTimeoutMs ?? CONNECTION_TIMEOUT_MS,
+          ),
+        },
       });
   }
 
