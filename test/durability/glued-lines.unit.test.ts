@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { SessionManager as PiSessionManager } from "@mariozechner/pi-coding-agent";
@@ -19,20 +19,12 @@ import { JsonlStore } from "../../src/store/jsonl/jsonl-store.js";
 import { MemoryStore } from "../../src/store/memory/memory-store.js";
 import { entryMaker } from "../support/messages.js";
 import { type GluedShape, gluedCorpus } from "./glued-corpus.js";
-import { splitLines, tempDir } from "./support.js";
+import { filePlacer, splitLines, tempDir } from "./support.js";
 
 const { dir, cleanup } = tempDir("glued");
 after(cleanup);
 
-let n = 0;
-/** The shape's bytes as a session file of its own folder, named as pi names them. */
-function place(bytes: Buffer): string {
-  const folder = join(dir, `f${n++}`);
-  mkdirSync(folder);
-  const path = join(folder, "2026-01-01T00-00-00-000Z_0195f0a0-0000-7000-8000-00000000c0de.jsonl");
-  writeFileSync(path, bytes);
-  return path;
-}
+const place = filePlacer(dir);
 
 /**
  * The entries the sidecar index holds: complete lines only, so not a glued line the file ends
@@ -133,7 +125,7 @@ describe("every reader keeps every record of a glued line", () => {
 
       test("the store's import keeps every record, or refuses the damaged file whole", async () => {
         const text = shape.bytes.toString("utf8");
-        for (const store of [new MemoryStore(), new JsonlStore({ root: join(dir, `store${n++}`) })]) {
+        for (const store of [new MemoryStore(), new JsonlStore({ root: mkdtempSync(join(dir, "store")) })]) {
           await store.init();
           if (shape.damaged) {
             // An import is all or nothing: the garbage refuses it, and says where it is.

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { CustomEntry, SessionEntry } from "../../src/core/entry.js";
@@ -15,6 +15,18 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
  * A `custom` entry carrying a payload whose length is recorded, so a reader can tell it is whole.
  * `entry` is the caller's `entryMaker().entry`, so its timestamp follows the caller's other entries.
  */
+/** Puts bytes in a session file of a folder of its own under `dir`, named as pi names them. */
+export function filePlacer(dir: string): (bytes: Buffer) => string {
+  let n = 0;
+  return (bytes) => {
+    const folder = join(dir, `f${n++}`);
+    mkdirSync(folder);
+    const path = join(folder, "2026-01-01T00-00-00-000Z_0195f0a0-0000-7000-8000-00000000c0de.jsonl");
+    writeFileSync(path, bytes);
+    return path;
+  };
+}
+
 export function payloadEntry(
   id: string,
   parentId: string | null,

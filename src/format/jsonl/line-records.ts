@@ -27,10 +27,7 @@ export interface LineIssue {
  */
 export function readLineRecords(raw: RawLine, report: (issue: LineIssue) => void): LineRecord[] {
   const text = lineText(raw.bytes);
-  if (text === null) {
-    report({ code: "invalid_utf8", severity: "error", message: `Line ${raw.line} is not valid UTF-8` });
-    return [];
-  }
+  if (text === null) return splitUndecodable(raw, report);
   try {
     return [{ value: JSON.parse(text), part: null }];
   } catch (error) {
@@ -61,6 +58,48 @@ function lineText(bytes: Buffer): string | null {
   // A byte order mark is not part of the text (TextDecoder, used before, dropped it too).
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   return bytes.toString("utf8", bom);
+}
+
+/**
+ * A line that is not valid UTF-8: as a rule a torn write cut inside a character (pi writes text as
+ * is), maybe with whole records glued beside it. The same JSON-aware split runs over the bytes (as
+ * latin1, one character per byte: the structure it follows is ASCII), and each record that is valid
+ * UTF-8 and parses is kept; each other part is reported with its bytes. A line with no such record
+ * is refused whole as before: a damaged copy of an entry never stands in for it.
+ */
+function splitUndecodable(raw: RawLine, report: (issue: LineIssue) => void): LineRecord[] {
+  const bytes = raw.bytes;
+  const parts = splitGlued(bytes.toString("latin1"), (start, end) => {
+    const piece = bytes.subarray(start, end);
+    if (!isUtf8(piece)) throw new Error("not valid UTF-8");
+    return JSON.parse(piece.toString("utf8"));
+  });
+  const values = parts.filter((part) => part.kind === "value");
+  if (values.length === 0) {
+    report({ code: "invalid_utf8", severity: "error", message: `Line ${raw.line} is not valid UTF-8` });
+    return [];
+  }
+  const at = (part: GluedPart): BytePart => ({ start: part.start, end: part.end });
+  const damaged = parts.length - values.length;
+  report({
+    code: "glued_records",
+    severity: "warning",
+    message: gluedMessage(raw.line, values.length, damaged, values.map(at)),
+  });
+  const records: LineRecord[] = [];
+  for (const part of parts) {
+    if (part.kind === "value") records.push({ value: part.value, part: at(part) });
+    else {
+      const encoding = isUtf8(bytes.subarray(part.start, part.end));
+      report({
+        code: encoding ? "invalid_json" : "invalid_utf8",
+        severity: "error",
+        message: `Line ${raw.line}: bytes ${part.start}–${part.end} of the line are not a record: ${encoding ? part.reason : "not valid UTF-8"}`,
+        part: at(part),
+      });
+    }
+  }
+  return records;
 }
 
 function splitLine(

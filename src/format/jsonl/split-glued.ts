@@ -25,16 +25,23 @@ const BACKSLASH = 0x5c;
  */
 const RECORD_START = '{"type":';
 
+/** Reads the value of `text`'s characters `start`–`end`; throws when they are not one. */
+export type PartParser = (start: number, end: number) => unknown;
+
 /**
  * The pieces of `text`, in order: JSON objects that parse, and the damaged bytes between or around
  * them. Whitespace between pieces belongs to none. A line with no object in it gives only damaged
- * pieces: the caller then reports the line as it always has.
+ * pieces: the caller then reports the line as it always has. `parse` reads a candidate (by default
+ * `JSON.parse` of its characters; a caller scanning bytes as latin1 decodes them itself).
  */
-export function splitGlued(text: string): GluedPart[] {
+export function splitGlued(
+  text: string,
+  parse: PartParser = (start, end) => JSON.parse(text.slice(start, end)),
+): GluedPart[] {
   const parts: GluedPart[] = [];
   let position = skipSpace(text, 0);
   while (position < text.length) {
-    const value = valueAt(text, position);
+    const value = valueAt(text, position, parse);
     if (value) {
       parts.push(value);
       position = skipSpace(text, value.end);
@@ -49,12 +56,12 @@ export function splitGlued(text: string): GluedPart[] {
 }
 
 /** The object that starts at `start` and parses, or null. */
-function valueAt(text: string, start: number): GluedPart | null {
+function valueAt(text: string, start: number, parse: PartParser): GluedPart | null {
   if (text.charCodeAt(start) !== OPEN_BRACE) return null;
   const end = endOfValue(text, start);
   if (end === -1) return null;
   try {
-    return { kind: "value", start, end, value: JSON.parse(text.slice(start, end)) };
+    return { kind: "value", start, end, value: parse(start, end) };
   } catch {
     return null;
   }
