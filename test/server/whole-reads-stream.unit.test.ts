@@ -21,9 +21,11 @@ async function collect(pieces: AsyncIterable<string>): Promise<string> {
 
 /** An export with its leaf marker's stamp (a new id and time on every export) left out. */
 function unstamped(jsonl: string): string {
+  // The leaf marker an export writes is new each time: its id and timestamp go (pi's key order for
+  // custom entries: type, customType, id, parentId, timestamp).
   return jsonl.replace(
-    /"id":"[^"]+","parentId":("[^"]+"),"timestamp":"[^"]+","customType":"sessiontree\.leaf"/,
-    '"parentId":$1,"customType":"sessiontree.leaf"',
+    /"customType":"sessiontree\.leaf","id":"[^"]+","parentId":("[^"]+"),"timestamp":"[^"]+"/,
+    '"customType":"sessiontree.leaf","parentId":$1',
   );
 }
 
