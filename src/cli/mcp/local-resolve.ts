@@ -4,13 +4,14 @@
  * answers exactly like an unknown id, so the server tells nothing about files outside its root.
  */
 import { realpathSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve, sep } from "node:path";
 import { NotFoundError, SessionTreeError } from "../../core/errors.js";
-import type { Location } from "../location.js";
+import { allSessionFiles, type Location } from "../location.js";
 import { sessionIdsOf } from "../resolve.js";
 
 export function resolveInRoot(location: Location, ref: string, cwd: string): string {
-  const files = sessionIdsOf(location);
+  const inRoot = new Set(pathsInRoot(location));
+  const files = sessionIdsOf(location).filter((file) => inRoot.has(file.path));
   if (looksLikePath(ref)) {
     const wanted = realOrNull(isAbsolute(ref) ? ref : resolve(cwd, ref));
     const found = wanted === null ? undefined : files.find((f) => realOrNull(f.path) === wanted);
@@ -29,6 +30,17 @@ export function resolveInRoot(location: Location, ref: string, cwd: string): str
     );
   }
   throw notFound(ref);
+}
+
+/**
+ * The root's session files that are really in it: a file whose real path is elsewhere (a symlink
+ * out of the root) is none of them, for reading, listing and searching alike.
+ */
+export function pathsInRoot(location: Location): string[] {
+  const root = realOrNull(location.root);
+  if (root === null) return [];
+  const inside = `${root}${sep}`;
+  return allSessionFiles(location).filter((path) => realOrNull(path)?.startsWith(inside) === true);
 }
 
 function looksLikePath(ref: string): boolean {

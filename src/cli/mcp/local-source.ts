@@ -13,7 +13,7 @@ import type { SessionInfo } from "../../session/session-info.js";
 import type { SessionManager } from "../../session/session-manager.js";
 import type { Location } from "../location.js";
 import { byListingOrder, versionOnDisk } from "../resolve.js";
-import { resolveInRoot } from "./local-resolve.js";
+import { pathsInRoot, resolveInRoot } from "./local-resolve.js";
 import { SessionCache } from "./session-cache.js";
 import type {
   ListFilter,
@@ -42,7 +42,10 @@ export class LocalSource implements SessionSource {
 
   async list(filter: ListFilter): Promise<SessionListing[]> {
     const infos = await listSessions(null, { sessionsRoots: [sessionsDir(this.location.root)] });
-    const kept = infos.filter((info) => filter.cwd === undefined || info.cwd === filter.cwd);
+    const inRoot = new Set(pathsInRoot(this.location));
+    const kept = infos.filter(
+      (info) => inRoot.has(info.path) && (filter.cwd === undefined || info.cwd === filter.cwd),
+    );
     kept.sort(byListingOrder);
     const shown = filter.limit === undefined ? kept : kept.slice(0, filter.limit);
     return shown.map((info) => this.listing(info));
@@ -65,7 +68,8 @@ export class LocalSource implements SessionSource {
     const { hits, skipped } = searchLocalDetailed({
       query,
       root: this.location.root,
-      files: named === undefined ? undefined : [named],
+      // Named, or every file really in the root (a symlink out of it is searched by no one).
+      files: named === undefined ? pathsInRoot(this.location) : [named],
       cwd: scope.cwd,
       limit: scope.limit,
     });

@@ -90,10 +90,15 @@ export class ServiceSource implements SessionSource {
 
   /** A session by id, else by a unique prefix of one of the user's ids. */
   private async find(ref: string): Promise<SessionSummary> {
-    try {
-      return await this.client.getSession(ref);
-    } catch (error) {
-      if (!isMissing(error)) throw error;
+    // "." and ".." are dot segments to a URL: GET /v1/sessions/. is the list route. No session has
+    // either id, and an answer must be the session asked for.
+    if (ref !== "." && ref !== "..") {
+      try {
+        const summary = await this.client.getSession(ref);
+        if (summary.id === ref) return summary;
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
     }
     const matches: SessionSummary[] = [];
     if (ref !== "") for await (const s of this.summaries()) if (s.id.startsWith(ref)) matches.push(s);
