@@ -3,6 +3,7 @@ import { jwtVerify } from "jose";
 import type { ServiceDb } from "../db/service-db.js";
 import { HttpError } from "../http/http-error.js";
 import { apiKeyId, keyMatches, looksLikeApiKey } from "./api-keys.js";
+import { expiryIso } from "./key-limits.js";
 import type { Principal } from "./principal.js";
 
 /** JWTs are optional: verified with an HS256 secret or a public key (PEM), the user is `sub`. */
@@ -87,7 +88,7 @@ export class Authenticator {
       if (typeof sub !== "string" || sub.length === 0 || sub.length > 256) throw new Error("no subject");
       // jose checks `exp` when present; a token without one would be valid for ever.
       if (payload.exp === undefined && !this.jwt?.allowNoExpiry) throw new Error("no expiry");
-      const expiresAt = payload.exp === undefined ? null : new Date(payload.exp * 1000).toISOString();
+      const expiresAt = payload.exp === undefined ? null : expiryIso(payload.exp * 1000);
       return { userId: sub, credentialId: `jwt:${sub}`, kind: "jwt", expiresAt };
     } catch {
       throw unauthorized("The token is invalid or expired");

@@ -33,5 +33,16 @@ export function keyExpiry(limits: KeyLimits, now: Date): string | null {
   const candidates: number[] = [];
   if (limits.creatorExpiresAt) candidates.push(Date.parse(limits.creatorExpiresAt));
   if (limits.maxAgeMs !== undefined) candidates.push(now.getTime() + limits.maxAgeMs);
-  return candidates.length === 0 ? null : new Date(Math.min(...candidates)).toISOString();
+  return candidates.length === 0 ? null : expiryIso(Math.min(...candidates));
+}
+
+/** The latest time an ISO 8601 string of four-digit years can say. */
+const LAST_TIME = Date.parse("9999-12-31T23:59:59.999Z");
+
+/**
+ * An expiry as stored and compared: as text, so a later year must not become "+010000-…", which
+ * sorts before every four-digit year (a credential valid until year 10000 read as expired).
+ */
+export function expiryIso(ms: number): string {
+  return new Date(Math.min(ms, LAST_TIME)).toISOString();
 }
