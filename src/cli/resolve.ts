@@ -59,9 +59,12 @@ function mainOf<T extends { id: string | undefined }>(matches: T[]): T | undefin
   return matches.every((m) => m === main || m.id?.startsWith(`${main.id}.`)) ? main : undefined;
 }
 
-/** Every session file of the location with the id it carries (its name, else its header). */
-export function sessionIdsOf(location: Location): Array<{ path: string; id: string | undefined }> {
-  return allSessionFiles(location).map((path) => ({
+/** Every session file of the location (or those of `paths`) with the id it carries (its name, else its header). */
+export function sessionIdsOf(
+  location: Location,
+  paths: readonly string[] = allSessionFiles(location),
+): Array<{ path: string; id: string | undefined }> {
+  return paths.map((path) => ({
     path,
     id: idFromFileName(path) ?? peekHeader(path)?.id,
   }));

@@ -1,11 +1,11 @@
 import {
   CURRENT_SESSION_VERSION,
-  type CustomEntry,
   LEAF_MARKER_TYPE,
   type SessionEntry,
   type SessionHeader,
 } from "../core/entry.js";
 import { newSessionId } from "../core/session-id.js";
+import { stampDraft } from "../core/stamp.js";
 import { contentText, isHarnessText, type Raw, str, toThinkingBlock } from "./codex-content.js";
 import { CodexImporter, type CodexImportReport, PENDING_TIME } from "./codex-importer.js";
 import { type CodexRecord, looksLikeCodexText, parseLines } from "./codex-records.js";
@@ -93,13 +93,11 @@ function finish(importer: CodexImporter, options: CodexImportOptions): CodexImpo
   const derivedIds: string[] = [];
   if (entries.length > 0 && entries[entries.length - 1]?.id !== leafId) {
     // A rollback was the last thing Codex did: the leaf is where it went back to.
-    const marker: CustomEntry = {
+    const marker = stampDraft({ type: "custom", customType: LEAF_MARKER_TYPE }, leafId, {
       id: `${leafId ?? "root"}.leaf`,
-      parentId: leafId,
       timestamp: entries[entries.length - 1]?.timestamp ?? header.timestamp,
-      type: "custom",
-      customType: LEAF_MARKER_TYPE,
-    };
+      isTaken: () => false,
+    });
     entries.push(marker);
     derivedIds.push(marker.id);
   }

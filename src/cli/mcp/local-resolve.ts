@@ -10,8 +10,7 @@ import { allSessionFiles, type Location } from "../location.js";
 import { sessionIdsOf } from "../resolve.js";
 
 export function resolveInRoot(location: Location, ref: string, cwd: string): string {
-  const inRoot = new Set(pathsInRoot(location));
-  const files = sessionIdsOf(location).filter((file) => inRoot.has(file.path));
+  const files = sessionIdsOf(location, pathsInRoot(location));
   if (looksLikePath(ref)) {
     const wanted = realOrNull(isAbsolute(ref) ? ref : resolve(cwd, ref));
     const found = wanted === null ? undefined : files.find((f) => realOrNull(f.path) === wanted);

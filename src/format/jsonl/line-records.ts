@@ -74,32 +74,16 @@ function splitUndecodable(raw: RawLine, report: (issue: LineIssue) => void): Lin
     if (!isUtf8(piece)) throw new Error("not valid UTF-8");
     return JSON.parse(piece.toString("utf8"));
   });
-  const values = parts.filter((part) => part.kind === "value");
-  if (values.length === 0) {
+  if (!parts.some((part) => part.kind === "value")) {
     report({ code: "invalid_utf8", severity: "error", message: `Line ${raw.line} is not valid UTF-8` });
     return [];
   }
-  const at = (part: GluedPart): BytePart => ({ start: part.start, end: part.end });
-  const damaged = parts.length - values.length;
-  report({
-    code: "glued_records",
-    severity: "warning",
-    message: gluedMessage(raw.line, values.length, damaged, values.map(at)),
-  });
-  const records: LineRecord[] = [];
-  for (const part of parts) {
-    if (part.kind === "value") records.push({ value: part.value, part: at(part) });
-    else {
-      const encoding = isUtf8(bytes.subarray(part.start, part.end));
-      report({
-        code: encoding ? "invalid_json" : "invalid_utf8",
-        severity: "error",
-        message: `Line ${raw.line}: bytes ${part.start}–${part.end} of the line are not a record: ${encoding ? part.reason : "not valid UTF-8"}`,
-        part: at(part),
-      });
-    }
-  }
-  return records;
+  const where = parts.map((part) => ({ start: part.start, end: part.end }));
+  return recordsOfParts(raw.line, parts, where, report, (part, at) =>
+    isUtf8(bytes.subarray(at.start, at.end))
+      ? { code: "invalid_json", reason: part.reason }
+      : { code: "invalid_utf8", reason: "not valid UTF-8" },
+  );
 }
 
 function splitLine(
@@ -109,8 +93,7 @@ function splitLine(
   report: (issue: LineIssue) => void,
 ): LineRecord[] {
   const parts = splitGlued(text);
-  const values = parts.filter((part) => part.kind === "value");
-  if (values.length === 0) {
+  if (!parts.some((part) => part.kind === "value")) {
     report({
       code: "invalid_json",
       severity: "error",
@@ -118,29 +101,50 @@ function splitLine(
     });
     return [];
   }
-  const bytes = byteParts(text, parts);
-  const damaged = parts.length - values.length;
+  return recordsOfParts(line, parts, byteParts(text, parts), report, (part) => ({
+    code: "invalid_json",
+    reason: part.reason,
+  }));
+}
+
+/**
+ * The records of a line split into parts (`where`: each part's bytes in the line), at least one
+ * of them a value: the split is reported (`glued_records`), and each damaged part as `damage` says.
+ */
+function recordsOfParts(
+  line: number,
+  parts: readonly GluedPart[],
+  where: readonly BytePart[],
+  report: (issue: LineIssue) => void,
+  damage: (
+    part: Extract<GluedPart, { kind: "damaged" }>,
+    at: BytePart,
+  ) => { code: "invalid_json" | "invalid_utf8"; reason: string },
+): LineRecord[] {
+  const values = parts.filter((part) => part.kind === "value").length;
   report({
     code: "glued_records",
     severity: "warning",
     message: gluedMessage(
       line,
-      values.length,
-      damaged,
-      bytes.filter((_, i) => parts[i]?.kind === "value"),
+      values,
+      parts.length - values,
+      where.filter((_, i) => parts[i]?.kind === "value"),
     ),
   });
   const records: LineRecord[] = [];
   parts.forEach((part, i) => {
-    const where = bytes[i] as BytePart;
-    if (part.kind === "value") records.push({ value: part.value, part: where });
-    else
+    const at = where[i] as BytePart;
+    if (part.kind === "value") records.push({ value: part.value, part: at });
+    else {
+      const { code, reason } = damage(part, at);
       report({
-        code: "invalid_json",
+        code,
         severity: "error",
-        message: `Line ${line}: bytes ${where.start}–${where.end} of the line are not a record: ${part.reason}`,
-        part: where,
+        message: `Line ${line}: bytes ${at.start}–${at.end} of the line are not a record: ${reason}`,
+        part: at,
       });
+    }
   });
   return records;
 }

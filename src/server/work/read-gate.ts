@@ -33,12 +33,7 @@ export async function gatedRead<T>(
 ): Promise<T> {
   const leaveUser = enterUser(services, userId);
   try {
-    const leave = await enterInstance(services);
-    try {
-      return await read();
-    } finally {
-      leave();
-    }
+    return await inInstanceSlot(services, read);
   } finally {
     leaveUser();
   }
@@ -55,15 +50,17 @@ export function enterStreamedRead(
   userId: string,
 ): { leave: () => void; step: <T>(read: () => Promise<T>) => Promise<T> } {
   const leave = enterUser(services, userId);
-  const step = async <T>(read: () => Promise<T>): Promise<T> => {
-    const leaveInstance = await enterInstance(services);
-    try {
-      return await read();
-    } finally {
-      leaveInstance();
-    }
-  };
-  return { leave, step };
+  return { leave, step: (read) => inInstanceSlot(services, read) };
+}
+
+/** Runs `read` in one of the instance's running slots. */
+async function inInstanceSlot<T>(services: ServerServices, read: () => Promise<T>): Promise<T> {
+  const leave = await enterInstance(services);
+  try {
+    return await read();
+  } finally {
+    leave();
+  }
 }
 
 /** Counts a read against its user's cap (429 past it); returns its release, good once. */
