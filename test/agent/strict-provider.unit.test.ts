@@ -32,6 +32,7 @@ import { MemoryStore } from "../../src/store/memory/index.js";
 import { openStore } from "../../src/store/registry.js";
 import type { SessionStore } from "../../src/store/store.js";
 import { anthropicViolations, openAiViolations } from "./fixtures/api-rules.js";
+import { testTools } from "./fixtures/tools.js";
 
 // Request payloads and messages are walked field by field, whatever their shape.
 // biome-ignore lint/suspicious/noExplicitAny: see above
@@ -173,12 +174,7 @@ class StrictProvider implements Provider {
 // ---- tools, storage, pi comparison ----
 
 let hangStarted: () => void = () => undefined;
-const echo = defineTool({
-  name: "echo",
-  description: "Echo a text back",
-  parameters: Type.Object({ text: Type.String() }),
-  execute: async ({ text }) => ({ content: `echo: ${text}` }),
-});
+const echo = testTools().find((tool) => tool.name === "echo") as AgentTool;
 const hang = defineTool({
   name: "hang",
   description: "Never returns (the process dies while it runs)",
