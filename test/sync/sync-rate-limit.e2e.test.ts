@@ -63,15 +63,34 @@ describe("sync waits out the service's rate limit (429 + Retry-After)", () => {
     assert.ok(there, "root B has the session");
     assert.deepEqual(readFile(there).entries, readFile(made.path).entries);
   });
+});
+
+describe("sync gives up on a limit that keeps refusing", () => {
+  let server: TestServer;
+  let key: string;
+  const dirs = tempDir("st-sync-refuse-");
+
+  before(async () => {
+    // One token every 100 s: once the burst is spent, no token comes back while these tests run,
+    // so each retry is refused whatever the machine's speed.
+    server = await startTestServer("sqlite", { rateLimit: { perSecond: 0.01, burst: 2 } });
+    key = await server.key("erin");
+  });
+  after(async () => {
+    await server.close();
+    dirs.cleanup();
+  });
+
+  /** Spends the user's burst; the next request is refused. */
+  async function exhaust(): Promise<void> {
+    for (let i = 0; i < 3; i++) await server.call("GET", "/v1/sessions", { key });
+  }
 
   it("the retries are bounded: a limit that keeps refusing still ends the run with the 429", async () => {
     const root = join(dirs.path, "c");
     makeSession(root, "/work/rate", 1);
     const waits: RateLimitWait[] = [];
     const remote = new SessionTreeClient({ baseUrl: server.url, token: key });
-    const exhaust = async () => {
-      for (let i = 0; i < 5; i++) await server.call("GET", "/v1/sessions", { key });
-    };
     await exhaust();
     await assert.rejects(
       syncRoot({
@@ -80,8 +99,13 @@ describe("sync waits out the service's rate limit (429 + Retry-After)", () => {
         server: server.url,
         credentialId: "test",
         statePath: join(dirs.path, "state-c.json"),
-        // No real wait: each retry comes back to an empty bucket.
-        rateLimit: { maxRetries: 2, onWait: (wait) => waits.push(wait), sleepMs: exhaust },
+        // No real wait: the bucket stays empty, so every retry is refused again.
+        rateLimit: {
+          maxRetries: 2,
+          maxWaitSeconds: 1_000,
+          onWait: (wait) => waits.push(wait),
+          sleepMs: async () => {},
+        },
       }),
       (error: unknown) => error instanceof SessionTreeApiError && error.status === 429,
     );
@@ -92,7 +116,10 @@ describe("sync waits out the service's rate limit (429 + Retry-After)", () => {
         [2, 2],
       ],
     );
-    assert.ok(waits.every((w) => w.seconds >= 1));
+    assert.ok(
+      waits.every((w) => w.seconds > 50),
+      JSON.stringify(waits),
+    );
   });
 
   it("a Retry-After longer than the longest wait ends the run at once", async () => {
@@ -100,7 +127,7 @@ describe("sync waits out the service's rate limit (429 + Retry-After)", () => {
     makeSession(root, "/work/rate", 1);
     const waits: RateLimitWait[] = [];
     const remote = new SessionTreeClient({ baseUrl: server.url, token: key });
-    for (let i = 0; i < 5; i++) await server.call("GET", "/v1/sessions", { key });
+    await exhaust();
     await assert.rejects(
       syncRoot({
         root,
@@ -108,9 +135,10 @@ describe("sync waits out the service's rate limit (429 + Retry-After)", () => {
         server: server.url,
         credentialId: "test",
         statePath: join(dirs.path, "state-d.json"),
-        rateLimit: { maxWaitSeconds: 0.5, onWait: (wait) => waits.push(wait) },
+        rateLimit: { maxWaitSeconds: 50, onWait: (wait) => waits.push(wait) },
       }),
-      (error: unknown) => error instanceof SessionTreeApiError && error.retryAfter === 1,
+      (error: unknown) =>
+        error instanceof SessionTreeApiError && error.status === 429 && (error.retryAfter ?? 0) > 50,
     );
     assert.deepEqual(waits, []);
   });
