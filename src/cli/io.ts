@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type * as CliProgress from "cli-progress";
 import pc from "picocolors";
+import { terminalSafe } from "./terminal-text.js";
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
@@ -97,13 +98,13 @@ export function startProgress(io: CliIO, label: string, total: number, minTotal 
   return { tick: (n = 1) => bar.increment(n), stop: () => bar.stop() };
 }
 
-/** Cuts text to one line of at most `width` characters. */
+/** Cuts text to one line of at most `width` characters, control characters shown (`terminalSafe`). */
 export function oneLine(text: string, width: number): string {
   return cutFromHead(text, width) ?? cutWhole(text, width);
 }
 
 function cutWhole(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = terminalSafe(text.replace(/\s+/g, " ").trim());
   if (flat.length <= width) return flat;
   return `${flat.slice(0, Math.max(0, width - 1))}…`;
 }
@@ -117,7 +118,7 @@ function cutWhole(text: string, width: number): string {
 function cutFromHead(text: string, width: number): string | null {
   const headLength = 4 * width + 64;
   if (width < 1 || text.length <= headLength) return null;
-  const head = text.slice(0, headLength).replace(/\s+/g, " ").trim();
+  const head = terminalSafe(text.slice(0, headLength).replace(/\s+/g, " ").trim());
   if (head.length <= width) return null;
   return `${head.slice(0, width - 1)}…`;
 }

@@ -1,14 +1,17 @@
 import { CommanderError } from "commander";
 import { Cli } from "./command-context.js";
-import { programFor } from "./command-table.js";
+import { invokedCommand, programFor } from "./command-table.js";
 import { EXIT_OK, EXIT_USAGE, errorCode, exitCodeFor } from "./exit.js";
 import { type CliIO, colorsFor, processIO } from "./io.js";
+import { terminalGuarded } from "./terminal-text.js";
 
 /**
  * Runs the command line `argv` (without node and the script) and returns the exit status:
  * 0 ok, 1 findings or errors, 2 usage. Never calls `process.exit`, so it can run in-process.
  */
-export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+export async function main(argv: readonly string[], processOut: CliIO = processIO()): Promise<number> {
+  // `export` writes data to stdout, exact; everything else a command prints is for people.
+  const io = terminalGuarded(processOut, { guardOut: invokedCommand(argv) !== "export" });
   const cli = new Cli(io);
   const program = programFor(argv, cli);
   try {

@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { terminalSafe } from "../terminal-text.js";
 
 /**
  * The chat's retry notice: "[retry 1/3 in 5s] HTTP 429…", counting down in place on a terminal
@@ -17,7 +18,7 @@ export class RetryCountdown {
     this.stop();
     const label = (ms: number) =>
       pc.yellow(
-        `[retry ${event.attempt}/${event.maxRetries} in ${Math.ceil(ms / 1000)}s] ${event.error.slice(0, 160)}`,
+        `[retry ${event.attempt}/${event.maxRetries} in ${Math.ceil(ms / 1000)}s] ${terminalSafe(event.error.slice(0, 160))}`,
       );
     if (!this.output.isTTY) {
       this.out(`\n${label(event.delayMs)}`);

@@ -2,6 +2,7 @@ import pc from "picocolors";
 import type { AgentEvent } from "../../agent/index.js";
 import { messageText, type ToolCallContent } from "../../core/messages.js";
 import type { Colors } from "../io.js";
+import { colourOnly, terminalSafe } from "../terminal-text.js";
 import { RetryCountdown } from "./countdown.js";
 import { MarkdownStream } from "./markdown.js";
 
@@ -47,10 +48,14 @@ export class ChatRenderer {
     }
   };
 
-  /** Writes a line of its own, ending whatever streamed text was open. */
+  /**
+   * Writes a line of its own, ending whatever streamed text was open. Lines carry notices, the
+   * banner and command answers (ids, names, labels, error messages): the net of terminal-text.ts
+   * over them lets only colours through.
+   */
   line(text = ""): void {
     this.endBlock();
-    this.write(`${text}\n`);
+    this.write(`${colourOnly(text)}\n`);
   }
 
   private thinking(text: string): void {
@@ -60,7 +65,8 @@ export class ChatRenderer {
       this.write(this.options.hideThinking ? `${this.colors.dim("(thinking…)")}\n` : this.colors.dim("┊ "));
     }
     if (this.options.hideThinking) return;
-    this.write(this.colors.dim(text.replace(/\n/g, `\n${"┊ "}`)));
+    // The model's text is untrusted: its control characters are shown, not obeyed (terminal-text.ts).
+    this.write(this.colors.dim(terminalSafe(text).replace(/\n/g, `\n${"┊ "}`)));
   }
 
   private text(text: string): void {
@@ -68,7 +74,7 @@ export class ChatRenderer {
       this.endBlock();
       this.block = "text";
     }
-    this.write(this.markdown.push(text));
+    this.write(this.markdown.push(terminalSafe(text)));
   }
 
   private endBlock(): void {
@@ -95,19 +101,20 @@ function noticeOf(event: AgentEvent, colors: Colors): string | undefined {
     case "tool_call_end": {
       const refused = (event.result.details as { refused?: string } | undefined)?.refused;
       const label = refused ? "refused" : event.result.isError ? "result error" : "result";
-      return colors.dim(`[${label}] ${firstLines(messageText(event.result), 3, 300)}`);
+      return colors.dim(`[${label}] ${firstLines(terminalSafe(messageText(event.result)), 3, 300)}`);
     }
     case "compaction_start":
       return colors.yellow(
         `[context ~${number(event.tokens)} of ${number(event.contextWindow)} tokens: compacting…]`,
       );
     case "compaction_end":
-      if (event.error) return colors.red(`[compaction failed, nothing written: ${event.error}]`);
+      if (event.error)
+        return colors.red(`[compaction failed, nothing written: ${terminalSafe(event.error)}]`);
       return colors.yellow(
         event.entryId ? `[compacted: older turns summarized in ${event.entryId}]` : "[nothing to compact]",
       );
     case "error":
-      return colors.red(`[error] ${event.message}`);
+      return colors.red(`[error] ${terminalSafe(event.message)}`);
     case "abort":
       return colors.yellow("[aborted]");
     case "prompt_rewound":
@@ -119,8 +126,15 @@ function noticeOf(event: AgentEvent, colors: Colors): string | undefined {
   }
 }
 
-/** A call as one line: the command of a bash call, the path of a file tool, else its arguments. */
+/**
+ * A call as one line: the command of a bash call, the path of a file tool, else its arguments.
+ * The model wrote all of it: control characters are shown, not obeyed.
+ */
 export function describeCall(call: Pick<ToolCallContent, "name" | "arguments">): string {
+  return terminalSafe(callText(call));
+}
+
+function callText(call: Pick<ToolCallContent, "name" | "arguments">): string {
   const args = call.arguments ?? {};
   if (call.name === "bash" && typeof args.command === "string")
     return `bash $ ${firstLines(args.command, 3, 200)}`;

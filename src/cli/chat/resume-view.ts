@@ -3,6 +3,8 @@ import { INTERRUPTED_REPLY_TEXT } from "../../agent/resume.js";
 import type { SessionEntry } from "../../core/entry.js";
 import { type AssistantMessage, messageText, type ToolResultMessage } from "../../core/messages.js";
 import { isWellFormed } from "../../core/validate.js";
+import { oneLine } from "../io.js";
+import { terminalSafe } from "../terminal-text.js";
 import { renderMarkdown } from "./markdown.js";
 import { describeCall } from "./render.js";
 
@@ -29,11 +31,12 @@ function entryLines(entry: SessionEntry): string[] {
   if (!isWellFormed(entry)) return [];
   if (entry.type === "compaction") return [pc.dim(`[compacted: ${oneLine(entry.summary, 80)}]`)];
   if (entry.type === "branch_summary") return [pc.dim(`[branch summary: ${oneLine(entry.summary, 80)}]`)];
-  if (entry.type === "model_change") return [pc.dim(`[model → ${entry.provider}/${entry.modelId}]`)];
+  if (entry.type === "model_change")
+    return [pc.dim(terminalSafe(`[model → ${entry.provider}/${entry.modelId}]`))];
   if (entry.type !== "message") return [];
   const message = entry.message;
   if (message.role === "user")
-    return clip(`> ${messageText(message as { content?: unknown }).replace(/\n/g, "\n  ")}`);
+    return clip(`> ${terminalSafe(messageText(message as { content?: unknown })).replace(/\n/g, "\n  ")}`);
   if (message.role === "toolResult") {
     const result = message as ToolResultMessage;
     const text = oneLine(messageText(result), 100);
@@ -43,7 +46,8 @@ function entryLines(entry: SessionEntry): string[] {
   if (message.role !== "assistant") return [];
   const out: string[] = [];
   for (const block of (message as AssistantMessage).content) {
-    if (block.type === "text" && block.text.trim()) out.push(...clip(renderMarkdown(block.text)));
+    if (block.type === "text" && block.text.trim())
+      out.push(...clip(renderMarkdown(terminalSafe(block.text))));
     if (block.type === "toolCall") out.push(pc.cyan(`[tool] ${oneLine(describeCall(block), 100)}`));
   }
   return out;
@@ -60,9 +64,9 @@ export function cutNotice(path: readonly SessionEntry[]): string | undefined {
     const result = last as ToolResultMessage;
     const details = result.details as { interrupted?: boolean } | undefined;
     if (details?.interrupted)
-      return `⚠ The last turn was cut by a crash: ${result.toolName} may or may not have run. ${hint}`;
+      return `⚠ The last turn was cut by a crash: ${terminalSafe(result.toolName)} may or may not have run. ${hint}`;
     if (result.isError && /^Aborted:/.test(messageText(result)))
-      return `⚠ The last turn was stopped (Ctrl-C) while ${result.toolName} ran. ${hint}`;
+      return `⚠ The last turn was stopped (Ctrl-C) while ${terminalSafe(result.toolName)} ran. ${hint}`;
     return undefined;
   }
   if (last.role !== "assistant") return undefined;
@@ -84,9 +88,4 @@ function clip(whole: string): string[] {
     ...lines.slice(0, MAX_LINES_PER_MESSAGE),
     pc.dim(`  … ${lines.length - MAX_LINES_PER_MESSAGE} more lines`),
   ];
-}
-
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

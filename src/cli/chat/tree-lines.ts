@@ -5,6 +5,7 @@ import { messageText } from "../../core/messages.js";
 import type { SessionTreeNode } from "../../core/tree.js";
 import { isWellFormed } from "../../core/validate.js";
 import type { SessionManager } from "../../session/session-manager.js";
+import { terminalSafe } from "../terminal-text.js";
 
 /** An entry id from a full id or a unique prefix. */
 export function resolveEntry(manager: SessionManager, ref: string | undefined): string {
@@ -22,8 +23,9 @@ export function treeLines(roots: readonly SessionTreeNode[], leafId: string | nu
   while (stack.length > 0) {
     const { node, depth } = stack.pop() as { node: SessionTreeNode; depth: number };
     const marker = node.entry.id === leafId ? "*" : " ";
-    const label = node.label ? pc.green(` [${node.label}]`) : "";
-    lines.push(`${marker} ${"  ".repeat(depth)}${node.entry.id}${label} ${describe(node.entry)}`);
+    const label = node.label ? pc.green(terminalSafe(` [${node.label}]`)) : "";
+    const line = `${"  ".repeat(depth)}${node.entry.id}`;
+    lines.push(`${marker} ${terminalSafe(line)}${label} ${terminalSafe(describe(node.entry))}`);
     const childDepth = node.children.length > 1 ? depth + 1 : depth;
     for (const child of [...node.children].reverse()) stack.push({ node: child, depth: childDepth });
   }

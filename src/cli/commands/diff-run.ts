@@ -5,8 +5,10 @@ import { isImported } from "../../format/stats-usage.js";
 import type { CommandContext } from "../command-context.js";
 import { UsageError } from "../exit.js";
 import { type Colors, oneLine } from "../io.js";
+import { sessionTitle } from "../render/session-title.js";
 import { resolveEntryId, versionOnDisk } from "../resolve.js";
 import { explainEntryNotFound } from "../session-id-guard.js";
+import { terminalSafe } from "../terminal-text.js";
 import { readablePath } from "./file-kind.js";
 
 export interface DiffOptions {
@@ -46,7 +48,7 @@ export async function runDiff(
   const diff = branchDiff(tree, a, b, { imported: isImported(decoded.header) });
   if (ctx.json) return ctx.printJson({ sessionId: decoded.header.id, path, leafId, ...diff });
   const c = ctx.colors;
-  ctx.print(`${c.bold(tree.getSessionName() ?? decoded.header.id)} ${c.dim(path)}`);
+  ctx.print(sessionTitle(c, tree.getSessionName(), decoded.header.id, path));
   const view = { leafId, cwd: decoded.header.cwd, width: ctx.io.columns, full: options.full === true };
   ctx.print(...diffLines(c, diff, view));
   if (decoded.issues.length > 0)
@@ -83,10 +85,11 @@ export function diffLines(c: Colors, diff: BranchDiff, view: DiffView): string[]
 function partingLine(c: Colors, diff: BranchDiff, width: number): string {
   const { ancestor, a, b } = diff;
   if (ancestor === null) return c.yellow("The two entries share no ancestor: they are in separate trees");
-  if (a.targetId === b.targetId) return `A and B are the same entry, ${ancestor.id}: nothing differs`;
+  if (a.targetId === b.targetId)
+    return `A and B are the same entry, ${terminalSafe(ancestor.id)}: nothing differs`;
   const where =
     a.entries.length === 0 ? " (A is on B's path)" : b.entries.length === 0 ? " (B is on A's path)" : "";
-  const head = `The branches part after ${c.cyan(ancestor.id)}${where}: `;
+  const head = `The branches part after ${c.cyan(terminalSafe(ancestor.id))}${where}: `;
   return head + oneLine(`${ancestor.tag} ${ancestor.text}`, Math.max(20, width - head.length));
 }
 
@@ -95,7 +98,7 @@ function sideLines(c: Colors, name: string, side: DiffSide, view: DiffView): str
   const where = side.targetId === leafId ? "the leaf" : side.onLeafPath ? "on the leaf's path" : "abandoned";
   const calls = side.toolCalls.length;
   const lines = [
-    `${c.bold(name)} ${c.cyan(side.targetId)} ${c.dim(`(${where})`)} · ` +
+    `${c.bold(name)} ${c.cyan(terminalSafe(side.targetId))} ${c.dim(`(${where})`)} · ` +
       `${plural(side.entries.length, "entry", "entries")} after · ${plural(calls, "tool call", "tool calls")} · ` +
       `${plural(side.files.length, "file", "files")} written · ${tokens(side)}`,
   ];
@@ -103,7 +106,7 @@ function sideLines(c: Colors, name: string, side: DiffSide, view: DiffView): str
   if (calls > 0) lines.push(`  ${c.dim("tools:")} ${toolSummary(side)}`);
   if (side.files.length > 0) lines.push(`  ${c.dim("files written:")}`);
   for (const f of side.files) {
-    const how = `${f.tools.join("/")}${f.calls > 1 ? ` ×${f.calls}` : ""}${f.errors > 0 ? `, ${f.errors} failed` : ""}`;
+    const how = `${terminalSafe(f.tools.join("/"))}${f.calls > 1 ? ` ×${f.calls}` : ""}${f.errors > 0 ? `, ${f.errors} failed` : ""}`;
     lines.push(`    ${relativeTo(cwd, f.path)} ${c.dim(`(${how})`)}`);
   }
   return lines;
@@ -115,7 +118,7 @@ function plural(n: number, one: string, many: string): string {
 
 /** A path under the session's directory, shown relative to it (the rest as written). */
 function relativeTo(cwd: string, path: string): string {
-  return cwd !== "" && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
+  return terminalSafe(cwd !== "" && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path);
 }
 
 function tokens(side: DiffSide): string {
@@ -133,7 +136,7 @@ function entryLines(c: Colors, entries: readonly DiffEntry[], width: number, ful
   return shown.map((entry) => {
     if (entry === null)
       return c.dim(`  … ${entries.length - HEAD_SHOWN - TAIL_SHOWN} more entries (--full lists them)`);
-    const head = `  ${entry.id.slice(0, 8)}  ${entry.tag.padEnd(10)} `;
+    const head = terminalSafe(`  ${entry.id.slice(0, 8)}  ${entry.tag.padEnd(10)} `);
     const text = oneLine(entry.text, Math.max(20, width - head.length));
     return `${c.dim(head)}${entry.kind === "error" ? c.red(text) : text}`;
   });
@@ -148,12 +151,13 @@ function toolSummary(side: DiffSide): string {
     if (call.result === "error") row.errors++;
     byName.set(call.name, row);
   }
-  return [...byName]
+  const summary = [...byName]
     .map(
       ([name, row]) =>
         `${name} ×${row.calls}${row.errors > 0 ? ` (${row.errors} error${row.errors === 1 ? "" : "s"})` : ""}`,
     )
     .join(", ");
+  return terminalSafe(summary);
 }
 
 /** A v1 file has no entry ids: those `tree` showed are not these, until the file is migrated. */

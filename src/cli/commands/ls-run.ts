@@ -10,6 +10,7 @@ import { UsageError } from "../exit.js";
 import { oneLine, startProgress } from "../io.js";
 import { allSessionFiles } from "../location.js";
 import { byListingOrder, isSessionOf, sessionFilesOfCwd, sessionIdsOf, versionOnDisk } from "../resolve.js";
+import { terminalSafe } from "../terminal-text.js";
 import type { EntryMatch, MatchEntries } from "./ls-entries.js";
 
 /** One row of `ls --json`. */
@@ -203,7 +204,7 @@ function printRows(ctx: CommandContext, sorted: SessionRow[], all: boolean): voi
   let lastCwd: string | undefined;
   for (const row of rows) {
     if (all && row.cwd !== lastCwd) {
-      ctx.print(c.bold(row.cwd || "(no directory)"));
+      ctx.print(c.bold(terminalSafe(row.cwd) || "(no directory)"));
       lastCwd = row.cwd;
     }
     const id = (ids.get(row.id) as string).padEnd(idWidth);
@@ -214,10 +215,10 @@ function printRows(ctx: CommandContext, sorted: SessionRow[], all: boolean): voi
       (shared.has(row.id) ? " (another file has this id: name it by path)" : "");
     const head = `${id}  ${when}  ${counts}  `;
     const room = Math.max(20, ctx.io.columns - head.length - notes.length);
-    const title = oneLine(row.name ? `${row.name} — ${firstText(row)}` : firstText(row), room);
-    const named = row.name
-      ? c.bold(title.slice(0, row.name.length)) + c.dim(title.slice(row.name.length))
-      : title;
+    // The name as the title shows it (one line, control characters shown), to bold just it.
+    const name = row.name ? oneLine(row.name, Number.POSITIVE_INFINITY) : "";
+    const title = oneLine(name ? `${name} — ${firstText(row)}` : firstText(row), room);
+    const named = name ? c.bold(title.slice(0, name.length)) + c.dim(title.slice(name.length)) : title;
     ctx.print(`${c.cyan(id)}  ${c.dim(when)}  ${counts}  ${named}${c.red(notes)}`);
     if (row.matches) printMatches(ctx, row, row.matches);
   }
@@ -247,12 +248,14 @@ function printMatches(ctx: CommandContext, row: SessionRow, matches: readonly En
     );
   for (const m of matches.slice(0, MATCHES_SHOWN)) {
     const end = m.matchStart + m.matchLength;
+    // Cut where the match is, then each piece made safe (an escape shown is longer than it was).
     const [before, found, after] = [
       m.snippet.slice(0, m.matchStart),
       m.snippet.slice(m.matchStart, end),
       m.snippet.slice(end),
-    ];
-    ctx.print(`    ${c.dim(m.entryId)}  ${m.role.padEnd(9)}  ${before}${c.bold(c.yellow(found))}${after}`);
+    ].map(terminalSafe);
+    const [id, role] = [m.entryId, m.role.padEnd(9)].map(terminalSafe);
+    ctx.print(`    ${c.dim(id)}  ${role}  ${before}${c.bold(c.yellow(found))}${after}`);
   }
   if (matches.length > MATCHES_SHOWN)
     ctx.print(c.dim(`    … ${matches.length - MATCHES_SHOWN} more (--json lists them all)`));

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Cli } from "../command-context.js";
 import { SESSION_REF_HELP } from "../resolve.js";
+import { terminalSafe } from "../terminal-text.js";
 
 interface NameOptions {
   session?: string;
@@ -36,8 +37,10 @@ export function register(program: Command, cli: Cli): void {
           const name = manager.getSessionName() ?? null;
           const sessionId = manager.getSessionId();
           if (ctx.json) return ctx.printJson({ sessionId, path, name, written: write });
-          if (!write) return ctx.print(name ?? ctx.colors.dim("(no name)"));
-          ctx.print(name ? `Named the session ${ctx.colors.bold(name)}` : "Cleared the session's name");
+          if (!write) return ctx.print(name === null ? ctx.colors.dim("(no name)") : terminalSafe(name));
+          ctx.print(
+            name ? `Named the session ${ctx.colors.bold(terminalSafe(name))}` : "Cleared the session's name",
+          );
           ctx.printWrittenTo(sessionId, path);
         },
         { write },

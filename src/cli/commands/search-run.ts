@@ -3,6 +3,7 @@ import { type SearchHit, SNIPPET_MARK } from "../../core/search-hit.js";
 import { searchLocalDetailed } from "../../session/search/index.js";
 import type { CommandContext } from "../command-context.js";
 import { type Colors, type Progress, startProgress } from "../io.js";
+import { terminalSafe } from "../terminal-text.js";
 
 export interface SearchOptions {
   all?: boolean;
@@ -44,10 +45,10 @@ export async function runSearch(ctx: CommandContext, words: string[], options: S
 /** A hit in two lines: when, which session, which entry, what kind, abandoned or not; the snippet. */
 export function hitLines(c: Colors, hit: SearchHit, columns: number): string[] {
   const when = hit.timestamp.slice(0, 16).replace("T", " ");
-  const session = hit.sessionName ?? hit.sessionId.slice(0, 8);
+  const session = terminalSafe(hit.sessionName ?? hit.sessionId.slice(0, 8));
   const branch = hit.branch === "abandoned" ? `  ${c.yellow("abandoned branch")}` : "";
-  const head = `${c.dim(when)}  ${c.bold(session)}  ${c.cyan(hit.entryId)}  ${hit.kind}${branch}`;
-  return [head, `    ${marked(c, fitted(hit.snippet, Math.max(40, columns - 4)))}`];
+  const head = `${c.dim(when)}  ${c.bold(session)}  ${c.cyan(terminalSafe(hit.entryId))}  ${hit.kind}${branch}`;
+  return [head, `    ${marked(c, fitted(terminalSafe(hit.snippet), Math.max(40, columns - 4)))}`];
 }
 
 /** The snippet cut to the line, keeping its marks paired. */

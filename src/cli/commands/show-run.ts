@@ -1,6 +1,7 @@
 import type { CommandContext } from "../command-context.js";
 import { renderContext } from "../render/context.js";
 import { resolveEntryId } from "../resolve.js";
+import { terminalSafe } from "../terminal-text.js";
 import { readablePath } from "./file-kind.js";
 
 export interface ShowOptions {
@@ -46,7 +47,9 @@ export async function runShow(
   const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "none";
   ctx.print(
     c.dim(
-      `session ${sessionId} · at ${at ?? "(before the first entry)"} · model ${model} · thinking ${context.thinkingLevel} · ${context.messages.length} messages`,
+      terminalSafe(
+        `session ${sessionId} · at ${at ?? "(before the first entry)"} · model ${model} · thinking ${context.thinkingLevel} · ${context.messages.length} messages`,
+      ),
     ),
     "",
   );

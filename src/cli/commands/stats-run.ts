@@ -18,6 +18,7 @@ import type { CommandContext } from "../command-context.js";
 import { UsageError } from "../exit.js";
 import { startProgress } from "../io.js";
 import { allSessionFiles } from "../location.js";
+import { sessionTitle } from "../render/session-title.js";
 import { readablePath } from "./file-kind.js";
 import { rootLines, sessionLines } from "./stats-text.js";
 
@@ -100,7 +101,7 @@ async function oneSession(
     });
   }
   const c = ctx.colors;
-  ctx.print(`${c.bold(name ?? header.id)} ${c.dim(path)}`);
+  ctx.print(sessionTitle(c, name, header.id, path));
   if (since !== undefined) ctx.print(c.dim(`entries since ${new Date(since).toISOString()}`));
   ctx.print(...sessionLines(c, stats, ctx.io.columns));
   noteIssues(ctx, decoded.issues);

@@ -1,4 +1,5 @@
 /** How `stats` reads for people: a block of totals, then branches, models, tools or grouped rows. */
+
 import type {
   AbandonedBranch,
   RootStats,
@@ -10,6 +11,7 @@ import type {
 } from "../../format/stats.js";
 import { dollars, duration, int, percent, unknownNotes } from "../../format/stats-words.js";
 import { type Colors, oneLine } from "../io.js";
+import { terminalSafe } from "../terminal-text.js";
 
 const LABEL_WIDTH = 10;
 
@@ -196,7 +198,9 @@ const NUMERIC = /^(?:[-–$\d.,%]+|\d+[hms](?: \d+[ms])?)$/;
  * Rows under a header row, columns padded to their widest cell; a column whose every cell is a
  * number is right-aligned. The last column, when it is text, is cut to what is left of the width.
  */
-function table(rows: readonly string[][], width: number): string[] {
+function table(cellTexts: readonly string[][], width: number): string[] {
+  // Cells hold session text (names, models, tools, messages): shown, not obeyed, and measured so.
+  const rows = cellTexts.map((row) => row.map(terminalSafe));
   const [header, ...body] = rows;
   if (!header) return [];
   const widths = header.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));

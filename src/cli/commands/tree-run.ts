@@ -2,6 +2,7 @@ import { CURRENT_SESSION_VERSION } from "../../core/entry.js";
 import type { SessionTreeNode } from "../../core/tree.js";
 import { describeEntry, subagentNames } from "../../format/describe.js";
 import type { CommandContext } from "../command-context.js";
+import { sessionTitle } from "../render/session-title.js";
 import { pathIds, renderTree } from "../render/tree.js";
 import { versionOnDisk } from "../resolve.js";
 import { readableSession } from "./file-kind.js";
@@ -88,7 +89,7 @@ function printDrawing(
   { sessionId, name, count, lines }: TreeDrawing,
 ): void {
   const c = ctx.colors;
-  ctx.print(`${c.bold(name ?? sessionId)} ${c.dim(`${count} entries · ${path}`)}`);
+  ctx.print(sessionTitle(c, name, sessionId, `${count} entries · ${path}`));
   if (lines.length === 0) ctx.print(c.dim("(empty session)"));
   ctx.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : "");
 }

@@ -2,6 +2,7 @@ import type { ProjectedContext } from "../../core/context.js";
 import { messageText } from "../../core/messages.js";
 import { tokensBeforeText } from "../../format/describe.js";
 import { type Colors, oneLine } from "../io.js";
+import { terminalSafe as safe } from "../terminal-text.js";
 
 export interface ContextRenderOptions {
   colors: Colors;
@@ -19,7 +20,7 @@ export function renderContext(context: ProjectedContext, options: ContextRenderO
   context.messages.forEach((message, i) => {
     const m = message as unknown as Block;
     const id = context.messageEntryIds[i] ?? "";
-    lines.push(`${c.dim("──")} ${roleTitle(m, c)} ${c.dim(id)}`);
+    lines.push(`${c.dim("──")} ${roleTitle(m, c)} ${c.dim(safe(id))}`);
     lines.push(...body(m, options), "");
   });
   return lines;
@@ -30,40 +31,42 @@ function roleTitle(m: Block, c: Colors): string {
     case "user":
       return c.bold(c.cyan("user"));
     case "assistant":
-      return `${c.bold(c.green("assistant"))}${typeof m.model === "string" ? c.dim(` ${m.model}`) : ""}`;
+      return `${c.bold(c.green("assistant"))}${typeof m.model === "string" ? c.dim(` ${safe(m.model)}`) : ""}`;
     case "toolResult":
       return m.isError
-        ? c.red(`tool result ${String(m.toolName)} (error)`)
-        : c.yellow(`tool result ${String(m.toolName)}`);
+        ? c.red(`tool result ${safe(String(m.toolName))} (error)`)
+        : c.yellow(`tool result ${safe(String(m.toolName))}`);
     case "compactionSummary":
       return c.bold(c.magenta(`compaction summary (${tokensBeforeText(m.tokensBefore)} tokens before)`));
     case "branchSummary":
       return c.bold(c.magenta("branch summary"));
     case "custom":
-      return c.blue(`custom ${String(m.customType)}`);
+      return c.blue(`custom ${safe(String(m.customType))}`);
     default:
-      return c.blue(String(m.role));
+      return c.blue(safe(String(m.role)));
   }
 }
 
 function body(m: Block, options: ContextRenderOptions): string[] {
   const c = options.colors;
-  if (m.role === "compactionSummary" || m.role === "branchSummary") return [String(m.summary)];
-  if (m.role === "toolResult") return clip(messageText(m), options);
-  if (m.role !== "assistant" || !Array.isArray(m.content)) return [messageText(m) || c.dim("(no text)")];
+  if (m.role === "compactionSummary" || m.role === "branchSummary") return [safe(String(m.summary))];
+  if (m.role === "toolResult") return clip(safe(messageText(m)), options);
+  if (m.role !== "assistant" || !Array.isArray(m.content))
+    return [safe(messageText(m)) || c.dim("(no text)")];
   const out: string[] = [];
   for (const block of m.content as Block[]) {
-    if (block.type === "text") out.push(String(block.text));
+    if (block.type === "text") out.push(safe(String(block.text)));
     else if (block.type === "thinking") out.push(...thinkingLines(block, options));
     else if (block.type === "toolCall") {
+      const name = safe(String(block.name));
       const args = oneLine(
         JSON.stringify(block.arguments ?? {}),
-        Math.max(20, options.width - String(block.name).length - 4),
+        Math.max(20, options.width - name.length - 4),
       );
-      out.push(`${c.yellow("→")} ${c.bold(String(block.name))} ${c.dim(args)}`);
+      out.push(`${c.yellow("→")} ${c.bold(name)} ${c.dim(args)}`);
     }
   }
-  if (typeof m.errorMessage === "string") out.push(c.red(`error: ${m.errorMessage}`));
+  if (typeof m.errorMessage === "string") out.push(c.red(`error: ${safe(m.errorMessage)}`));
   return out.length > 0 ? out : [c.dim("(empty)")];
 }
 
@@ -77,7 +80,7 @@ function thinkingLines(block: Block, options: ContextRenderOptions): string[] {
   // A redacted block holds an encrypted payload, not words: say so rather than print it.
   if (block.redacted === true) return [c.dim("[thinking, redacted]")];
   if (text.trim() === "") return [c.dim("[thinking] (empty)")];
-  return [c.dim("[thinking]"), ...clip(text, options).map((line) => c.dim(`${THINKING_BAR}${line}`))];
+  return [c.dim("[thinking]"), ...clip(safe(text), options).map((line) => c.dim(`${THINKING_BAR}${line}`))];
 }
 
 const THINKING_BAR = "│ ";

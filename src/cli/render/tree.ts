@@ -9,6 +9,7 @@ import {
 } from "../../format/describe.js";
 import type { Colors } from "../io.js";
 import { oneLine } from "../io.js";
+import { terminalSafe } from "../terminal-text.js";
 
 export interface TreeRenderOptions {
   leafId: string | null;
@@ -219,13 +220,15 @@ function nodeLine(
   { isLeaf, on }: { isLeaf: boolean; on: boolean },
 ): string {
   const c = options.colors;
-  const { id } = entry;
   const symbol = isLeaf ? SYMBOLS.leaf : on ? SYMBOLS.onPath : SYMBOLS.offPath;
-  const context = { subagent: options.subagents?.get(id) };
+  const context = { subagent: options.subagents?.get(entry.id) };
   const description = describeEntry(entry, context);
-  const { kind, tag } = description;
+  const { kind } = description;
   const text = treeText(entry, context, description);
-  const label = labelText ? ` [${labelText}]` : "";
+  // Ids, tags and labels are the session's text too: shown, not obeyed (see terminal-text.ts).
+  const id = terminalSafe(entry.id);
+  const tag = terminalSafe(description.tag);
+  const label = labelText ? ` [${oneLine(labelText, Number.POSITIVE_INFINITY)}]` : "";
   const leafMark = isLeaf ? " ← leaf" : "";
   const head = `${prefix}${symbol} ${id} ${tag}`;
   const room = options.width - head.length - label.length - leafMark.length - 1;
