@@ -86,6 +86,8 @@ export class AgentSession {
   private thinkingLevel: ThinkingLevel = "off";
   private extensionState: Record<string, unknown> = {};
   private running: { anchor: string | null } | undefined;
+  /** A run is past its check but not yet `running` (the automatic compaction): one run at a time. */
+  private starting = false;
 
   private constructor(options: AgentSessionOptions) {
     if (options.providers.length === 0)
@@ -200,8 +202,14 @@ export class AgentSession {
     prompt: UserMessage | undefined,
     signal?: AbortSignal,
   ): Promise<AssistantMessage | undefined> {
-    if (this.running) throw new ValidationError("invalid_argument", "The agent is already running");
-    await this.maybeAutoCompact();
+    if (this.running || this.starting)
+      throw new ValidationError("invalid_argument", "The agent is already running");
+    this.starting = true;
+    try {
+      await this.maybeAutoCompact(signal);
+    } finally {
+      this.starting = false;
+    }
     const start = this.backend.leafId();
     this.running = { anchor: start };
     let outcome: AssistantMessage | undefined;
@@ -328,7 +336,7 @@ export class AgentSession {
     this.extensionState = { ...context.extensionState };
   }
 
-  private async maybeAutoCompact(): Promise<void> {
+  private async maybeAutoCompact(signal?: AbortSignal): Promise<void> {
     const option = this.options.contextWindow;
     const window = typeof option === "function" ? option(this.getModel()) : option;
     if (!window) return;
@@ -338,7 +346,7 @@ export class AgentSession {
     if (!prepareCompaction(await this.backend.path(), this.compactionSettings())) return;
     await this.onEvent({ type: "compaction_start", reason: "auto", tokens, contextWindow: window });
     try {
-      const entryId = await this.compact();
+      const entryId = await this.compact({ signal });
       await this.onEvent({ type: "compaction_end", reason: "auto", entryId });
     } catch (error) {
       // A failed summary writes nothing (see compact); the prompt still goes, and the user knows.

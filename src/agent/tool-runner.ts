@@ -1,6 +1,7 @@
 import type { ToolCallContent, ToolResultMessage } from "../core/messages.js";
 import type { AgentListener } from "./events.js";
 import type { PermissionPolicy } from "./permissions.js";
+import { unparsedArguments } from "./providers/tool-arguments.js";
 import { type AgentTool, argumentProblems, type ToolOutput } from "./tools.js";
 
 /**
@@ -15,6 +16,13 @@ export async function runToolCall(
   signal: AbortSignal,
 ): Promise<ToolResultMessage> {
   await emit({ type: "tool_call_start", call });
+  // Arguments cut short (the reply hit its output limit) or malformed are never run, even when
+  // every parameter of the tool is optional: what was cut may be what mattered.
+  if (unparsedArguments(call.arguments) !== undefined)
+    return errorResult(
+      call,
+      `The arguments of this ${call.name} call are not valid JSON (cut short?); it was not run.`,
+    );
   const tool = tools.find((t) => t.name === call.name);
   if (!tool)
     return errorResult(call, `Tool ${call.name} is not available in this session's current configuration.`);

@@ -54,6 +54,8 @@ export function estimateContextTokens(messages: readonly AgentMessage[]): number
       continue;
     const u = m.usage as Record<string, number>;
     let tokens = u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0);
+    // No usage reported (a server that ignores include_usage): an estimate, not an empty context.
+    if (!tokens) continue;
     for (let j = i + 1; j < messages.length; j++) tokens += estimateTokens(messages[j] as AgentMessage);
     return tokens;
   }

@@ -10,6 +10,7 @@ import {
 } from "../provider.js";
 import { responseError, streamError, thrownError, truncatedError } from "./faults.js";
 import { readSse } from "./sse.js";
+import { parseToolArguments } from "./tool-arguments.js";
 
 export interface AnthropicProviderOptions {
   /** @default process.env.ANTHROPIC_API_KEY */
@@ -97,11 +98,17 @@ export class AnthropicProvider implements Provider {
         } else if (data.type === "message_delta") {
           stop = data.delta?.stop_reason ?? stop;
           output = data.usage?.output_tokens ?? output;
+          input = data.usage?.input_tokens ?? input;
+          cacheRead = data.usage?.cache_read_input_tokens ?? cacheRead;
+          cacheWrite = data.usage?.cache_creation_input_tokens ?? cacheWrite;
         }
       }
     } catch (error) {
-      yield thrownError(error, signal, usage());
-      return;
+      // A connection lost after message_stop lost nothing: the reply is whole (and paid for).
+      if (!sawStop || signal?.aborted) {
+        yield thrownError(error, signal, usage());
+        return;
+      }
     }
     // As pi: a stream without message_stop was cut short, whatever it carried so far.
     if (!sawStop) {
@@ -114,7 +121,7 @@ export class AnthropicProvider implements Provider {
         type: "tool_call",
         id: block.id ?? "",
         name: block.name ?? "",
-        arguments: parseInput(block.text),
+        arguments: parseToolArguments(block.text),
       };
     }
     yield { type: "done", usage: usage(), ...mapStop(stop) };
@@ -143,16 +150,6 @@ interface AnthropicUsage {
   output_tokens?: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
-}
-
-function parseInput(text: string): Record<string, unknown> {
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // Kept so the tool layer can answer with a validation error the model can read.
-    return { _unparsedArguments: text };
-  }
 }
 
 /**

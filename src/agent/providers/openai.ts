@@ -10,6 +10,7 @@ import {
 } from "../provider.js";
 import { responseError, streamError, thrownError, truncatedError } from "./faults.js";
 import { readSse } from "./sse.js";
+import { parseToolArguments } from "./tool-arguments.js";
 
 export interface OpenAiProviderOptions {
   /** @default process.env.OPENAI_API_KEY */
@@ -83,8 +84,11 @@ export class OpenAiProvider implements Provider {
         if (choice.finish_reason) finish = choice.finish_reason;
       }
     } catch (error) {
-      yield thrownError(error, signal, usage);
-      return;
+      // A connection lost after finish_reason lost nothing: the reply is whole (and paid for).
+      if (finish === undefined || signal?.aborted) {
+        yield thrownError(error, signal, usage);
+        return;
+      }
     }
     // A server that closes the stream before saying how it finished has not finished: the text so
     // far may stop mid-sentence and a tool call's arguments mid-JSON (they are never run).
@@ -93,7 +97,7 @@ export class OpenAiProvider implements Provider {
       return;
     }
     for (const call of [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c)) {
-      yield { type: "tool_call", id: call.id, name: call.name, arguments: parseArgs(call.args) };
+      yield { type: "tool_call", id: call.id, name: call.name, arguments: parseToolArguments(call.args) };
     }
     yield { type: "done", usage, ...mapFinish(finish, calls.size > 0) };
   }
@@ -125,22 +129,10 @@ function collectCall(calls: Map<number, PartialCall>, delta: ChunkCall): void {
   const index = delta.index ?? calls.size;
   const call = calls.get(index) ?? { id: "", name: "", args: "" };
   if (delta.id) call.id = delta.id;
-  if (delta.function?.name) call.name += delta.function.name;
+  // As pi-ai: the name is set, not appended (some servers repeat it in every delta).
+  if (delta.function?.name) call.name = delta.function.name;
   if (delta.function?.arguments) call.args += delta.function.arguments;
   calls.set(index, call);
-}
-
-function parseArgs(text: string): Record<string, unknown> {
-  if (!text.trim()) return {};
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : { value };
-  } catch {
-    // Kept so the tool layer can answer with a validation error the model can read.
-    return { _unparsedArguments: text };
-  }
 }
 
 function chunkUsage(u: NonNullable<OpenAiChunk["usage"]>): Usage {

@@ -18,8 +18,21 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
       boundary = findBoundary(buffer);
     }
   }
+  // The spec discards an event the stream ended inside. Servers that omit the last blank line are
+  // common, so a tail whose data is whole is kept; one cut mid-way is dropped, and the provider
+  // then sees a stream that ended early (retried) instead of a JSON error.
   const tail = parseEvent(buffer + decoder.decode());
-  if (tail) yield tail;
+  if (tail && isWhole(tail.data)) yield tail;
+}
+
+function isWhole(data: string): boolean {
+  if (data === "[DONE]") return true;
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function findBoundary(buffer: string): { index: number; length: number } | undefined {
