@@ -1,3 +1,4 @@
+import { ValidationError } from "../core/errors.js";
 import { errorFromResponse } from "./errors.js";
 import type {
   ApiKeyInfo,
@@ -82,8 +83,9 @@ export class SessionTreeClient {
   restoreSession(id: string, write?: WriteOptions): Promise<WriteResult> {
     return this.json({ method: "POST", path: `/v1/sessions/${enc(id)}/restore`, write });
   }
-  async purgeSession(id: string): Promise<void> {
-    await this.send({ method: "POST", path: `/v1/sessions/${enc(id)}/purge` });
+  /** Gone for good; with `ifMatch`, only if the session is still at that revision. */
+  async purgeSession(id: string, write?: Pick<WriteOptions, "ifMatch">): Promise<void> {
+    await this.send({ method: "POST", path: `/v1/sessions/${enc(id)}/purge`, write });
   }
 
   /** Appends a batch; leave out id/parentId/timestamp to chain under the leaf. */
@@ -218,4 +220,11 @@ export class SessionTreeClient {
   }
 }
 
-const enc = encodeURIComponent;
+/**
+ * An id as a path segment. `.` and `..` are no id (the service refuses them) and a URL resolves
+ * them away (`/v1/sessions/.` is the list), so they are refused here rather than sent.
+ */
+function enc(id: string): string {
+  if (id === "." || id === "..") throw new ValidationError("invalid_argument", `"${id}" is not an id`);
+  return encodeURIComponent(id);
+}

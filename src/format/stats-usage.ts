@@ -50,8 +50,12 @@ function isRecord(value: unknown): value is Record_ {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A count or a price as a number to add up, or undefined (unknown). Above 2^53 no count is real
+ * and sums could overflow to Infinity (which JSON writes as null): such a value is unknown too.
+ */
 function count(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+  return typeof value === "number" && value >= 0 && value <= Number.MAX_SAFE_INTEGER ? value : undefined;
 }
 
 /**

@@ -64,9 +64,11 @@ export function buildApp(
 
   const patterns = routes.map((route) => ({ route, pattern: pathPattern(route.path) }));
   app.notFound((c) => {
-    const allowed = patterns
+    const methods = patterns
       .filter((p) => p.pattern.test(c.req.path))
       .map((p) => p.route.method.toUpperCase());
+    // Every GET also answers HEAD (http/register.ts): Allow lists what is served (RFC 9110 §10.2.1).
+    const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
     if (allowed.length === 0) return sendError(c, new HttpError(404, "route_not_found", "No such route"));
     const error = new HttpError(405, "method_not_allowed", `Allowed: ${allowed.join(", ")}`, {
       Allow: allowed.join(", "),

@@ -6,7 +6,8 @@ import { Type } from "@sinclair/typebox";
  */
 
 /** Ids as core's `isSafeId` allows them: no path separators, no control characters. */
-const SafeId = Type.String({ pattern: "^[A-Za-z0-9._:-]{1,128}$", maxLength: 128 });
+// `.` and `..` are dot segments a URL resolves away: never ids (core/validate.ts isSafeId).
+const SafeId = Type.String({ pattern: "^(?!\\.\\.?$)[A-Za-z0-9._:-]{1,128}$", maxLength: 128 });
 
 /** Text that ends up in indexed columns: no NUL (PostgreSQL's text type cannot hold it). */
 const Text = (maxLength: number) => Type.String({ maxLength, pattern: "^[^\\u0000]*$" });
@@ -82,12 +83,24 @@ export const EntryInput = Type.Object(
   { additionalProperties: true, $id: "EntryInput" },
 );
 
+/**
+ * An entry's time as stored: an ISO string for every entry this service or pi wrote, but history
+ * imported or synced from a damaged file keeps what its line held (missing, a number…), as read.
+ */
+function HistoryTimestamp() {
+  return Type.Optional(
+    Type.Unknown({
+      description: "ISO 8601 time; history kept from a damaged file may hold another value, or none",
+    }),
+  );
+}
+
 export const Entry = Type.Object(
   {
     type: Type.String(),
     id: Type.String(),
     parentId: Type.Union([Type.String(), Type.Null()]),
-    timestamp: Type.String(),
+    timestamp: HistoryTimestamp(),
   },
   { additionalProperties: true, $id: "Entry" },
 );
@@ -171,7 +184,7 @@ export const TreeNode = Type.Object({
   id: Type.String(),
   parentId: Type.Union([Type.String(), Type.Null()]),
   type: Type.String(),
-  timestamp: Type.String(),
+  timestamp: HistoryTimestamp(),
   label: Type.Optional(Type.String()),
   children: Type.Array(Type.String()),
 });

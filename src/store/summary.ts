@@ -31,7 +31,8 @@ export function initialSummary(owner: string, header: SessionHeader, now: string
     cwd: typeof header.cwd === "string" ? listable(header.cwd) : "",
     name: typeof header.name === "string" && header.name.trim() ? listable(header.name.trim()) : undefined,
     parentSession: typeof header.parentSession === "string" ? listable(header.parentSession) : undefined,
-    createdAt: header.timestamp,
+    // A header without a string timestamp (a damaged file, kept whole) was made no later than now.
+    createdAt: typeof header.timestamp === "string" ? listable(header.timestamp) : now,
     modifiedAt: now,
     revision: 1,
     leafId: null,

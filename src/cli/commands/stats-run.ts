@@ -1,3 +1,4 @@
+import { isCalendarDay } from "../../core/calendar.js";
 import type { SessionHeader } from "../../core/entry.js";
 import type { SessionIssue } from "../../core/issues.js";
 import { treeOf } from "../../file/fsck.js";
@@ -67,8 +68,9 @@ export function parseSince(value: string, now: number): number {
   const ago = /^(\d+(?:\.\d+)?)([mhdw])$/.exec(value.trim());
   if (ago) return now - Number(ago[1]) * (UNIT_MS[ago[2] as string] as number);
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim());
-  if (day) return new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime();
-  const parsed = Date.parse(value);
+  const real = isCalendarDay(value);
+  if (day && real) return new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime();
+  const parsed = real ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(parsed))
     throw new UsageError(
       `--since takes a date (2026-01-31) or a time ago (7d, 12h, 30m, 2w); got "${value}"`,

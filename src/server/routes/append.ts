@@ -1,5 +1,5 @@
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
-import { isSessionTreeError } from "../../core/errors.js";
+import { isSessionTreeError, NotFoundError } from "../../core/errors.js";
 import { stampDraft } from "../../core/stamp.js";
 import type { AppendResult } from "../../store/store.js";
 import { HttpError } from "../http/http-error.js";
@@ -42,6 +42,7 @@ export async function appendDrafts(
   record: WriteRecord<AppendResult>,
 ): Promise<Reply> {
   checkBatchLimits(services, drafts);
+  await checkLabelTargets(services, owner, sessionId, drafts);
   const underLeaf = drafts[0]?.parentId === undefined;
   const drawsIds = drafts.some((draft) => draft.id === undefined);
   return writeSession(services, { owner, sessionId, ifMatch: options.ifMatch }, record, async (write) => {
@@ -55,6 +56,32 @@ export async function appendDrafts(
       }
     }
   });
+}
+
+/**
+ * A label names an entry that exists: stored, or earlier in the batch (docs/server.md). One index
+ * lookup per label. History pushed by sync or imported keeps its labels as written (pi reads a
+ * label on a missing target, and so do we); this is only for what a client adds now.
+ */
+async function checkLabelTargets(
+  services: ServerServices,
+  owner: string,
+  sessionId: string,
+  drafts: EntryDraftInput[],
+): Promise<void> {
+  const earlier = new Set<string>();
+  for (const draft of drafts) {
+    const target = draft.type === "label" ? draft.targetId : undefined;
+    if (
+      typeof target === "string" &&
+      !earlier.has(target) &&
+      !(await services.store.hasEntry(owner, sessionId, target))
+    )
+      throw new NotFoundError("entry_not_found", `Entry ${target} not found in session ${sessionId}`, {
+        details: { sessionId, entryId: target },
+      });
+    if (typeof draft.id === "string") earlier.add(draft.id);
+  }
 }
 
 function checkBatchLimits(services: ServerServices, drafts: EntryDraftInput[]): void {

@@ -17,12 +17,13 @@ export function createdReply({ result }: WriteOutcome<SessionSummary>): Reply {
   return summaryReply(result, 201);
 }
 
-const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody });
+export const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody });
 
 /** The error answers every authenticated route can give. */
 export const AUTH_ERRORS: Record<number, ResponseSpec> = {
   400: error("Malformed request: bad JSON, wrong types, unsafe ids"),
   401: error("Missing, unknown, revoked or expired credential"),
+  403: error("The user is disabled on this server (user_disabled)"),
   429: error("Rate limit exceeded for this user (or client address, unauthenticated); see Retry-After"),
 };
 
@@ -39,11 +40,22 @@ export const WHOLE_READ_ERRORS: Record<number, ResponseSpec> = {
   429: error("Rate limit exceeded, or too many whole-session reads at once for this user (Retry-After)"),
 };
 
-export const WRITE_ERRORS: Record<number, ResponseSpec> = {
-  ...SESSION_ERRORS,
-  409: error("Conflicting duplicate entry, or the Idempotency-Key is in use"),
+/** What a route that takes If-Match can answer. */
+export const PRECONDITION_ERRORS: Record<number, ResponseSpec> = {
   412: error("If-Match names a stale revision; the body carries currentRevision"),
+};
+
+/** What any route that takes a JSON body can answer about the body itself. */
+export const BODY_ERRORS: Record<number, ResponseSpec> = {
   413: error("Body, entry or batch larger than the limits"),
   415: error("Body is not application/json"),
+};
+
+export const WRITE_ERRORS: Record<number, ResponseSpec> = {
+  ...SESSION_ERRORS,
+  ...BODY_ERRORS,
+  403: error("The user is disabled (user_disabled), or the write would pass a quota (quota_exceeded)"),
+  409: error("Conflicting duplicate entry, or the Idempotency-Key is in use"),
+  ...PRECONDITION_ERRORS,
   422: error("Idempotency-Key reused with a different request"),
 };

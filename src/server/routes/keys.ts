@@ -4,7 +4,7 @@ import { requestKeyLimits } from "../auth/key-limits.js";
 import type { ApiKeyRow } from "../db/service-db.js";
 import { defineRoute } from "../http/route.js";
 import { CreatedKey, CreateKeyBody, KeyList, KeyParams } from "../schemas.js";
-import { AUTH_ERRORS, SESSION_ERRORS } from "./common.js";
+import { AUTH_ERRORS, BODY_ERRORS, error, SESSION_ERRORS } from "./common.js";
 
 const tag = "account";
 
@@ -32,7 +32,13 @@ export const createKey = defineRoute({
   summary: "A new API key for this user; the key is shown once",
   tag,
   body: CreateKeyBody,
-  responses: { 201: { description: "Created", schema: CreatedKey }, ...AUTH_ERRORS },
+  responses: {
+    201: { description: "Created", schema: CreatedKey },
+    ...AUTH_ERRORS,
+    ...BODY_ERRORS,
+    403: error("The user is disabled, or the credential expires now: no key can outlive it"),
+    409: error("The user holds the most live keys allowed (too_many_keys): revoke one first"),
+  },
   async handle({ body, principal, services }) {
     // Bounded by the credential making it and the server's policy (auth/key-limits.ts).
     const limits = requestKeyLimits(principal, services.ops.keys);

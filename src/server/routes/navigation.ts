@@ -1,4 +1,3 @@
-import { NotFoundError } from "../../core/errors.js";
 import type {
   AppendResult as StoreAppendResult,
   WriteResult as StoreWriteResult,
@@ -127,12 +126,7 @@ export const setLabel = defineRoute({
   responses: { 200: { description: "Labelled", schema: AppendResult }, ...WRITE_ERRORS },
   async handle({ params, body, principal, ifMatch, idempotency, services }) {
     const owner = principal.userId;
-    // The target must exist: one index lookup (not its branch, which may be the whole session).
-    if (!(await services.store.hasEntry(owner, params.id, body.targetId))) {
-      throw new NotFoundError("entry_not_found", `Entry ${body.targetId} not found in session ${params.id}`, {
-        details: { sessionId: params.id, entryId: body.targetId },
-      });
-    }
+    // The target must exist: appendDrafts checks it for every label.
     const label = body.label?.trim() || undefined;
     const draft = { type: "label", targetId: body.targetId, label };
     return appendDrafts(

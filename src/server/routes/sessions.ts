@@ -14,6 +14,7 @@ import { appendDrafts } from "./append.js";
 import {
   AUTH_ERRORS,
   createdReply,
+  PRECONDITION_ERRORS,
   publicSummary,
   SESSION_ERRORS,
   summaryReply,
@@ -158,10 +159,12 @@ export const purgeSession = defineRoute({
   summary: "Hard delete, deleted or not: gone for good",
   tag,
   params: SessionParams,
-  responses: { 204: { description: "Purged" }, ...SESSION_ERRORS },
-  handle({ params, principal, services }) {
+  // The one write that destroys: an If-Match naming a stale revision must stop it (RFC 9110 §13.1.1).
+  conditional: true,
+  responses: { 204: { description: "Purged" }, ...SESSION_ERRORS, ...PRECONDITION_ERRORS },
+  handle({ params, principal, ifMatch, services }) {
     const owner = principal.userId;
-    const target = { owner, sessionId: params.id, ifMatch: undefined };
+    const target = { owner, sessionId: params.id, ifMatch, includeDeleted: true };
     // In the purge's transaction: its audit row, and the forgetting of every remembered response
     // about the session (they hold its name, cwd and first message).
     const record: WriteRecord<null> = {

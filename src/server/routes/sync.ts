@@ -14,7 +14,7 @@ import {
   SyncStateResult,
 } from "../schemas.js";
 import type { ServerServices } from "../services.js";
-import { AUTH_ERRORS, WRITE_ERRORS } from "./common.js";
+import { AUTH_ERRORS, BODY_ERRORS, WRITE_ERRORS } from "./common.js";
 import { recordedWrite, type WriteRecord, writeSession } from "./session-write.js";
 
 const tag = "sync";
@@ -35,7 +35,11 @@ export const syncState = defineRoute({
     "Compare a copy's digest of (id, revision, entry count) with the service's; marks only when they differ",
   tag,
   body: SyncStateBody,
-  responses: { 200: { description: "The service's digest", schema: SyncStateResult }, ...AUTH_ERRORS },
+  responses: {
+    200: { description: "The service's digest", schema: SyncStateResult },
+    ...AUTH_ERRORS,
+    ...BODY_ERRORS,
+  },
   async handle({ body, principal, services }) {
     const marks = await allMarks(services, principal.userId);
     const digest = syncDigest(marks);

@@ -1,4 +1,4 @@
-import { projectContext } from "../../core/context.js";
+import { type ModelRef, projectContext } from "../../core/context.js";
 import type { SessionEntry } from "../../core/entry.js";
 import { NotFoundError } from "../../core/errors.js";
 import { SessionTree } from "../../core/tree.js";
@@ -148,12 +148,27 @@ async function viewBytes(task: ViewTask, tree: SessionTree, head: SessionHead): 
       await out.raw(`{"leafId":${JSON.stringify(at)},"messages":[`);
       await out.array(messages);
       // The other fields as JSON.stringify writes them (an undefined one is left out).
-      const rest = JSON.stringify({ thinkingLevel, model, extensionState, messageEntryIds, warnings });
+      const rest = JSON.stringify({
+        thinkingLevel,
+        model: wireModel(model),
+        extensionState,
+        messageEntryIds,
+        warnings,
+      });
       await out.raw(rest === "{}" ? "]}" : `],${rest.slice(1)}`);
       break;
     }
   }
   return new TextEncoder().encode(out.text());
+}
+
+/**
+ * The context's model as the API documents it: both names, or null. pi takes them from the last
+ * assistant message unchecked (the core keeps that, for parity); a message written without them
+ * (another tool's file, a bare append) has no model to name.
+ */
+function wireModel(model: ModelRef | null): ModelRef | null {
+  return model && typeof model.provider === "string" && typeof model.modelId === "string" ? model : null;
 }
 
 /** The branch a read names, as the store's readBranch finds it (an unknown leaf is entry_not_found). */

@@ -1,3 +1,4 @@
+import { isCalendarDay } from "../../core/calendar.js";
 import { NotFoundError } from "../../core/errors.js";
 import { DEFAULT_IDLE_GAP_MS, type StatsGrouping } from "../../format/stats.js";
 import { HttpError } from "../http/http-error.js";
@@ -112,7 +113,7 @@ export function sinceOf(value: string | undefined, now: number): number | undefi
   const ago = /^(\d+)([mhdw])$/.exec(value);
   if (ago) return now - Number(ago[1]) * (UNIT_MS[ago[2] as string] as number);
   // A bare date is UTC midnight (Date.parse's rule); the schema requires a zone with a time.
-  const ms = Date.parse(value);
+  const ms = isCalendarDay(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(ms)) throw new HttpError(400, "invalid_request", `query.since: no such date: ${value}`);
   return ms;
 }

@@ -33,6 +33,9 @@ import { SQL } from "./sql.js";
  * session queue there, across processes and server instances, and the revision the engine checks
  * is the one the write will replace.
  */
+/** The largest value of a PostgreSQL `integer`. */
+const INT4_MAX = 2_147_483_647;
+
 export class PgSessionTx implements WriteTx<SessionRow> {
   readonly sql: TxSql;
 
@@ -57,8 +60,9 @@ export class PgSessionTx implements WriteTx<SessionRow> {
   }
 
   async entries(row: SessionRow, after: number, limit: number | null): Promise<SessionEntry[]> {
-    // LIMIT NULL: no limit.
-    const { rows } = await this.c.query(SQL.entriesInOrder, [row.pk, after, limit]);
+    // LIMIT NULL: no limit. `seq` is an integer column: a position past its range is past every
+    // entry (an empty page, as on every backend), not a value PostgreSQL refuses to compare.
+    const { rows } = await this.c.query(SQL.entriesInOrder, [row.pk, Math.min(after, INT4_MAX), limit]);
     return rows.map((r) => payloadToEntry(r.payload));
   }
 
