@@ -68,14 +68,16 @@ function superseded(version: MessageGroup, later: MessageGroup[]): boolean {
  * Moves the chat to the version `versionId`: to the branch under it written last (where that
  * version's conversation was left), or to the version itself. Returns the chat as it now reads.
  */
-export async function selectVersion(history: History, versionId: string): Promise<UIMessage[]> {
-  const shape = new TreeShape(await history.entries());
-  if (!groupInTree(shape, versionId)) {
-    throw new NotFoundError("entry_not_found", `No message version ${versionId} in this chat`, {
-      details: { versionId },
-    });
-  }
-  const leaf = shape.latestTipUnder(versionId)?.id ?? versionId;
-  await history.moveLeaf(leaf);
-  return messagesOf(shape.pathTo(leaf)).map((group) => ownCopy(group.message));
+export function selectVersion(history: History, versionId: string): Promise<UIMessage[]> {
+  return history.update(async () => {
+    const shape = new TreeShape(await history.entries());
+    if (!groupInTree(shape, versionId)) {
+      throw new NotFoundError("entry_not_found", `No message version ${versionId} in this chat`, {
+        details: { versionId },
+      });
+    }
+    const leaf = shape.latestTipUnder(versionId)?.id ?? versionId;
+    await history.moveLeaf(leaf);
+    return messagesOf(shape.pathTo(leaf)).map((group) => ownCopy(group.message));
+  });
 }

@@ -5,7 +5,6 @@ import type { History } from "../history/history.js";
 import { ManagerHistory } from "../history/manager-history.js";
 import { checkSource, DEFAULT_OWNER, type HistorySource } from "../history/open-history.js";
 import { type ModelLabel, UNKNOWN_MODEL } from "../history/pi-messages.js";
-import { retryOnRace } from "../history/retry.js";
 import { StoreHandle, StoreHistory, type StoreOrLocation } from "../history/store-history.js";
 import { type Alternatives, listVersions, selectVersion } from "./alternatives.js";
 import { messagesOf } from "./entry-ui.js";
@@ -57,14 +56,14 @@ export function createChatStore<M extends UIMessage = UIMessage>(options: ChatSt
   checkSource(options);
   const handle = options.store === undefined ? undefined : new StoreHandle(options.store as StoreOrLocation);
   const label = options.model ?? UNKNOWN_MODEL;
+  // One for the store's life: its saves wait for each other (`History.update`).
+  const managerHistory = options.manager && new ManagerHistory(options.manager);
   const historyOf = (chatId: string): History => {
-    if (options.manager) {
-      if (chatId !== options.manager.getSessionId())
-        throw new ValidationError(
-          "invalid_argument",
-          `This chat store holds only chat ${options.manager.getSessionId()}`,
-        );
-      return new ManagerHistory(options.manager);
+    if (managerHistory) {
+      const only = managerHistory.manager.getSessionId();
+      if (chatId !== only)
+        throw new ValidationError("invalid_argument", `This chat store holds only chat ${only}`);
+      return managerHistory;
     }
     requireId(chatId, "chatId");
     return new StoreHistory(handle as StoreHandle, options.owner ?? DEFAULT_OWNER, chatId, {
@@ -103,7 +102,7 @@ async function saveChat(history: History, input: SaveChatInput, label: ModelLabe
   const stopped =
     input.isAborted === true || (input.outcome !== undefined && input.outcome.status !== "completed");
   const partial = last?.role === "assistant" && (stopped || hasUnfinishedParts(last)) ? last : undefined;
-  await retryOnRace(async () => {
+  await history.update(async () => {
     const view = await history.view();
     const plan = await planSave(history, view, input.messages);
     if (plan.append.length === 0) {

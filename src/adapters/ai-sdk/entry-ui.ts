@@ -2,6 +2,7 @@ import type { UIMessage } from "ai";
 import type { SessionEntry } from "../../core/entry.js";
 import { messageText } from "../../core/messages.js";
 import { originFrom } from "../history/origin.js";
+import { keptRecord } from "../history/record-text.js";
 import { FRAMEWORK } from "./ui-draft.js";
 
 /** One saved UIMessage and the entries holding it (a version of that message). */
@@ -37,9 +38,10 @@ export function messagesOf(path: readonly SessionEntry[]): MessageGroup[] {
 /** The message group an entry starts, or undefined (a part of another message, or no message). */
 export function groupAt(entry: SessionEntry): MessageGroup | undefined {
   const origin = originFrom(entry, FRAMEWORK);
-  if (origin?.message !== undefined) {
-    const message = origin.message as UIMessage;
-    return { message, firstId: entry.id, lastId: entry.id, partial: origin.partial === true };
+  // Kept as JSON text (as an object by earlier versions).
+  const saved = origin && (keptRecord(entry, origin, "message") as UIMessage | undefined);
+  if (saved !== undefined) {
+    return { message: saved, firstId: entry.id, lastId: entry.id, partial: origin?.partial === true };
   }
   if (origin !== undefined || entry.type !== "message") return undefined;
   const message = entry.message as { role: string; content?: unknown };

@@ -1,7 +1,6 @@
 import type { UIMessage } from "ai";
 import type { EntryDraft } from "../../core/entry.js";
 import type { ContentBlock, ImageContent, TextContent, ToolCallContent } from "../../core/messages.js";
-import { jsonCopy } from "../history/binary-json.js";
 import type { Origin } from "../history/origin.js";
 import {
   argumentsObject,
@@ -14,6 +13,7 @@ import {
   toolResultDraft,
   userDraft,
 } from "../history/pi-messages.js";
+import { keepText } from "../history/record-text.js";
 
 export const FRAMEWORK = "ai-sdk";
 export const SYSTEM_CUSTOM_TYPE = "ai-sdk.system";
@@ -31,15 +31,19 @@ type ToolPart = Part & {
  * A UIMessage as the entries pi reads: a user message; a system message as a custom_message; an
  * assistant message as, per step (parts between `step-start`s), an assistant message holding its
  * reasoning, text and tool calls, then one toolResult per tool that answered. The first entry keeps
- * the whole UIMessage in its origin (`partial` when the stream did not complete); the others name
- * it (`partOf`), so the conversation reads back as exactly the messages saved.
+ * the whole UIMessage in its origin (`partial` when the stream did not complete), as its JSON text
+ * less what that entry's pi blocks already hold (see record-text.ts); the others name it
+ * (`partOf`), so the conversation reads back as exactly the messages saved.
  */
 export function uiMessageToDrafts(message: UIMessage, label: ModelLabel, partial: boolean): EntryDraft[] {
-  const first: Origin = {
-    framework: FRAMEWORK,
-    message: jsonCopy(message),
-    ...(partial ? { partial: true } : {}),
-  };
+  const first: Origin = partial ? { framework: FRAMEWORK, partial } : { framework: FRAMEWORK };
+  const drafts = piDrafts(message, label, partial, first);
+  keepText(drafts[0] as EntryDraft, first, "message", JSON.stringify(message));
+  return drafts;
+}
+
+/** The entries pi reads for a message, the first carrying `first` (the others name the message). */
+function piDrafts(message: UIMessage, label: ModelLabel, partial: boolean, first: Origin): EntryDraft[] {
   const rest: Origin = { framework: FRAMEWORK, partOf: message.id };
   if (message.role === "user") return [userDraft(userContent(message.parts), first)];
   if (message.role === "system")

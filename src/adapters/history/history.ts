@@ -17,11 +17,18 @@ export interface History {
   pathTo(id: string | null): Promise<SessionEntry[]>;
   /**
    * Appends `drafts` as a chain under `parentId` in one write and moves the leaf to the last one.
-   * With `since`, a store refuses (`ConflictError`) when the session changed after that view.
+   * With `since`, the write is refused (`ConflictError`) when the session changed after that view.
    */
   appendChain(parentId: string | null, drafts: EntryDraft[], since?: HistoryHead): Promise<SessionEntry[]>;
   /** Moves the leaf (null: before the root). Nothing is deleted. */
   moveLeaf(id: string | null, since?: HistoryHead): Promise<void>;
+  /**
+   * Runs `write` — a read, a plan on it, and writes naming the read (`since`) — after every earlier
+   * `update` of this session through the same handle (a StoreHandle's; a ManagerHistory's own),
+   * and again on a fresh read when another writer got in first (`retryOnRace`): the way the
+   * adapters change a conversation (the LangGraph saver queues and retries its own batches).
+   */
+  update<T>(write: () => Promise<T>): Promise<T>;
 }
 
 export interface HistoryHead {

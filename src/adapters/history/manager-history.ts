@@ -1,7 +1,9 @@
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
-import { NotFoundError, ValidationError } from "../../core/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
 import type { SessionManagerLike, SessionTreeManager } from "../../session/session-manager-like.js";
 import type { History, HistoryHead, HistoryView } from "./history.js";
+import { retryOnRace } from "./retry.js";
+import { WriteQueue } from "./write-queue.js";
 
 /** sessiontree's manager also takes drafts as they are. */
 type DraftTaking = SessionManagerLike & Pick<SessionTreeManager, "appendDraft">;
@@ -12,9 +14,13 @@ function takesDrafts(manager: SessionManagerLike): manager is DraftTaking {
 
 /**
  * A SessionManager as a History. Its writes are synchronous and its file (if any) is its own, so
- * there is no revision to check: each call works on the manager's tree as it is.
+ * there is no revision: a write planned on a view checks instead that the leaf is still the view's
+ * (an append always moves it to a new entry, a rewind moves it too), and is a conflict, planned
+ * again, when another call moved it in between (the caller awaited between its read and its write).
  */
 export class ManagerHistory implements History {
+  private readonly writes = new WriteQueue();
+
   constructor(readonly manager: SessionManagerLike) {}
 
   async sessionId(): Promise<string> {
@@ -40,14 +46,33 @@ export class ManagerHistory implements History {
     return this.manager.getBranch(id) as SessionEntry[];
   }
 
-  async appendChain(parentId: string | null, drafts: EntryDraft[]): Promise<SessionEntry[]> {
+  async appendChain(
+    parentId: string | null,
+    drafts: EntryDraft[],
+    since?: HistoryHead,
+  ): Promise<SessionEntry[]> {
     if (drafts.length === 0) return [];
+    this.requireLeaf(since);
     this.setLeaf(parentId);
     return drafts.map((draft) => this.append(draft));
   }
 
-  async moveLeaf(id: string | null): Promise<void> {
+  async moveLeaf(id: string | null, since?: HistoryHead): Promise<void> {
+    this.requireLeaf(since);
     this.setLeaf(id);
+  }
+
+  update<T>(write: () => Promise<T>): Promise<T> {
+    return this.writes.run("", () => retryOnRace(write));
+  }
+
+  /** The write's plan still holds: the leaf is where the view it was planned on had it. */
+  private requireLeaf(since: HistoryHead | undefined): void {
+    const leafId = this.manager.getLeafId();
+    if (since === undefined || since.leafId === leafId) return;
+    throw new ConflictError("The session's leaf moved after this write was planned", undefined, {
+      details: { plannedLeafId: since.leafId, leafId },
+    });
   }
 
   private append(draft: EntryDraft): SessionEntry {

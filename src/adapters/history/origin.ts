@@ -5,7 +5,8 @@ import type { SessionEntry } from "../../core/entry.js";
  * one key, `origin`: on the message of a `message` entry, in `data` of a `custom` entry, in
  * `details` of a `custom_message`. pi keeps fields it does not know (it writes the message object
  * it was given, and its providers build requests from the fields they know), so the session
- * stays an ordinary pi session while the record round-trips exactly.
+ * stays an ordinary pi session while the record round-trips exactly. The record itself is kept as
+ * JSON text, less the payloads pi's blocks already hold (record-text.ts).
  */
 export const ORIGIN_KEY = "origin";
 

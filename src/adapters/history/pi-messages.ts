@@ -117,6 +117,11 @@ export function imageFromDataUrl(url: string): ImageContent | undefined {
   return { type: "image", mimeType: match[1] as string, data: match[2] as string };
 }
 
+/** The `data:` URL an image block was made from (`imageFromDataUrl` undone, character for character). */
+export function imageDataUrl(image: Pick<ImageContent, "mimeType" | "data">): string {
+  return `data:${image.mimeType};base64,${image.data}`;
+}
+
 /** An object for a toolCall block's `arguments`: the parsed JSON object, else the value under `input`. */
 export function argumentsObject(value: unknown): Record<string, unknown> {
   if (value !== null && typeof value === "object" && !Array.isArray(value))

@@ -8,22 +8,23 @@ export class SessionLru<T> {
   constructor(private readonly capacity: number) {}
 
   get(owner: string, sessionId: string): T | undefined {
-    return this.kept.get(keyOf(owner, sessionId));
+    return this.kept.get(sessionKey(owner, sessionId));
   }
 
   set(owner: string, sessionId: string, value: T): void {
-    const key = keyOf(owner, sessionId);
+    const key = sessionKey(owner, sessionId);
     this.kept.delete(key); // set again last: the map's order is the order of use
     this.kept.set(key, value);
     if (this.kept.size > this.capacity) this.kept.delete(this.kept.keys().next().value as string);
   }
 
   delete(owner: string, sessionId: string): void {
-    this.kept.delete(keyOf(owner, sessionId));
+    this.kept.delete(sessionKey(owner, sessionId));
   }
 }
 
-function keyOf(owner: string, sessionId: string): string {
+/** One session of one owner as a map key. */
+export function sessionKey(owner: string, sessionId: string): string {
   return `${owner}\u0000${sessionId}`;
 }
 

@@ -1,11 +1,14 @@
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
-import { isSessionTreeError } from "../../core/errors.js";
+import { ConflictError, isSessionTreeError } from "../../core/errors.js";
 import { stampDraft } from "../../core/stamp.js";
 import { openStore } from "../../store/registry.js";
 import type { CreateSessionInput, SessionStore, WriteResult } from "../../store/store.js";
 import { EntriesCache } from "./entries-cache.js";
 import type { History, HistoryHead, HistoryView } from "./history.js";
+import { retryOnRace } from "./retry.js";
+import { sessionKey } from "./session-lru.js";
 import { ViewCache } from "./view-cache.js";
+import { WriteQueue } from "./write-queue.js";
 
 /** Entries per read of a session's entries: the store's largest page. */
 const ENTRY_PAGE = 5000;
@@ -24,6 +27,8 @@ export class StoreHandle {
   readonly views = new ViewCache();
   /** Their entries in storage order, extended by what was stored since. */
   readonly entries = new EntriesCache();
+  /** The writes through this handle, one at a time per session (`History.update`). */
+  readonly writes = new WriteQueue();
 
   constructor(private readonly source: StoreOrLocation) {
     this.ownsStore = typeof source === "string";
@@ -48,10 +53,13 @@ export class StoreHandle {
  * One session of a SessionStore. Every view asks the store, and reads only the part of the leaf's
  * path its handle has not seen (`readBranchSince` from the last view's leaf; the whole path when
  * the leaf left it), so a turn costs O(new entries). Every write names the revision of the view it
- * was planned on, so two processes or server instances writing one conversation never fork it by
- * accident: the later write fails with a conflict and is planned again (see `retryOnRace`).
+ * was planned on (a session not created yet: a new session's, see `plannedRevision`), so two
+ * processes or server instances writing one conversation never fork it by accident: the later
+ * write fails with a conflict and is planned again (see `retryOnRace`). A session deleted by
+ * another writer after the plan is a conflict too: planned again, the write starts it afresh.
  */
 export class StoreHistory implements History {
+  /** This session made sure of in the store; forgotten whenever the store says it is not there. */
   private created: Promise<SessionStore> | undefined;
 
   constructor(
@@ -77,18 +85,21 @@ export class StoreHistory implements History {
     } catch (error) {
       if (!isSessionTreeError(error, "session_not_found")) throw error;
       views.forget(this.owner, this.id);
+      this.created = undefined;
       return { leafId: null, path: [] };
     }
   }
 
+  /** The leaf and revision; a session not created yet has no revision (see `plannedRevision`). */
   async head(): Promise<HistoryHead> {
     const store = await this.handle.get();
     try {
       const { leafId, revision } = await store.getSummary(this.owner, this.id);
       return { leafId, revision };
     } catch (error) {
-      if (isSessionTreeError(error, "session_not_found")) return { leafId: null };
-      throw error;
+      if (!isSessionTreeError(error, "session_not_found")) throw error;
+      this.created = undefined;
+      return { leafId: null };
     }
   }
 
@@ -102,6 +113,7 @@ export class StoreHistory implements History {
     } catch (error) {
       if (!isSessionTreeError(error, "session_not_found")) throw error;
       kept.forget(this.owner, this.id);
+      this.created = undefined;
       return [];
     }
   }
@@ -122,12 +134,16 @@ export class StoreHistory implements History {
     // the store as `duplicate_entry` and the write is planned again with fresh ids.
     const path = since !== undefined && "path" in since ? since.path : [];
     const entries = stampChain(parentId, drafts, new Set(path.map((entry) => entry.id)));
-    await this.appendStamped(entries, { expectedRevision: since?.revision });
+    await this.appendStamped(entries, { expectedRevision: since && plannedRevision(since) });
     return entries;
   }
 
   async moveLeaf(id: string | null, since?: HistoryHead): Promise<void> {
-    await this.setLeaf(id, since?.revision);
+    await this.setLeaf(id, since && plannedRevision(since));
+  }
+
+  update<T>(write: () => Promise<T>): Promise<T> {
+    return this.handle.writes.run(sessionKey(this.owner, this.id), () => retryOnRace(write));
   }
 
   /**
@@ -140,19 +156,40 @@ export class StoreHistory implements History {
     options: { expectedRevision?: number; moveLeaf?: boolean } = {},
   ): Promise<WriteResult> {
     const store = await this.store();
-    const { revision, leafId } = await store.appendEntries(this.owner, this.id, entries, options);
+    const { revision, leafId } = await this.unlessDeleted(() =>
+      store.appendEntries(this.owner, this.id, entries, options),
+    );
     return { revision, leafId };
   }
 
   /** Moves the leaf (null: before the root), naming the revision the caller planned on. */
   async setLeaf(id: string | null, expectedRevision?: number): Promise<WriteResult> {
     const store = await this.store();
-    return store.setLeaf(this.owner, this.id, id, { expectedRevision });
+    return this.unlessDeleted(() => store.setLeaf(this.owner, this.id, id, { expectedRevision }));
+  }
+
+  /**
+   * A write to the session `store()` made sure of. When it is not there any more, another writer
+   * deleted it after this write was planned: the plan is stale, as after any other writer's write,
+   * so the answer is a conflict, and the next attempt (reading it empty) creates it again.
+   */
+  private async unlessDeleted<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isSessionTreeError(error, "session_not_found")) throw error;
+      this.created = undefined;
+      throw new ConflictError(`Session ${this.id} was deleted after this write was planned`, undefined, {
+        cause: error,
+        details: { sessionId: this.id },
+      });
+    }
   }
 
   /** The store, with this session created in it on first use. */
   private store(): Promise<SessionStore> {
-    this.created ??= this.handle.get().then(async (store) => {
+    if (this.created) return this.created;
+    const made = this.handle.get().then(async (store) => {
       try {
         await store.getSummary(this.owner, this.id);
       } catch (error) {
@@ -161,21 +198,38 @@ export class StoreHistory implements History {
       }
       return store;
     });
-    // A failed first use (a store that cannot open) is tried again by the next call.
-    this.created.catch(() => {
-      this.created = undefined;
+    this.created = made;
+    // A failed first use (a store that cannot open, a session in the trash) is tried again by the
+    // next call.
+    made.catch(() => {
+      if (this.created === made) this.created = undefined;
     });
-    return this.created;
+    return made;
   }
 
   private async create(store: SessionStore): Promise<void> {
     try {
       await store.createSession(this.owner, { ...this.init, id: this.id });
     } catch (error) {
-      // Another process or instance created it between our look and our create: it exists now.
       if (!isSessionTreeError(error, "conflict")) throw error;
+      // The id is taken: another process or instance created it between our look and our create,
+      // or it is in the trash (soft-deleted: not ours to start again). A second look tells, and
+      // answers `session_not_found` for the trash.
+      await store.getSummary(this.owner, this.id);
     }
   }
+}
+
+/** The first revision of every session (the store's contract): what a new session is planned on. */
+export const NEW_SESSION_REVISION = 1;
+
+/**
+ * The revision a write planned on `head` names. A session not created yet has none: the write is
+ * planned on the session its first write creates, so a writer that created and wrote it first
+ * makes this write a conflict (planned again on what it wrote), never a second root beside it.
+ */
+export function plannedRevision(head: Pick<HistoryHead, "revision">): number {
+  return head.revision ?? NEW_SESSION_REVISION;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   unknownCost,
   userDraft,
 } from "../history/pi-messages.js";
+import { keepText } from "../history/record-text.js";
 import { FRAMEWORK, MESSAGE_CUSTOM_TYPE, type MessageRecord, SYSTEM_CUSTOM_TYPE } from "./records.js";
 import type { StoredValue } from "./stored-value.js";
 
@@ -23,8 +24,8 @@ type Json = Record<string, unknown>;
  * One LangChain message as one entry, in the shape the rest of sessiontree (and pi) reads: a human
  * message as a user message, an AI message as an assistant message with its text and one toolCall
  * block per tool call, a tool message as a toolResult, a system message as a custom message. The
- * message as the saver's serde wrote it is kept whole in the entry's `origin`, and that is what
- * the graph reads back.
+ * message as the saver's serde wrote it is kept whole in the entry's `origin` (its text less what
+ * pi's blocks already hold, see record-text.ts), and that is what the graph reads back.
  */
 export function messageDraft(
   message: BaseMessage,
@@ -32,12 +33,25 @@ export function messageDraft(
   label: ModelLabel,
   toolNames: ReadonlyMap<string, string>,
 ): EntryDraft {
+  const kept: StoredValue = { ...stored };
   const origin: MessageRecord = {
     framework: FRAMEWORK,
     kind: "message",
     ...(message.id === undefined ? {} : { id: message.id }),
-    message: stored,
+    message: kept,
   };
+  const draft = piDraft(message, label, toolNames, origin);
+  if ("text" in stored) keepText(draft, kept, "text", stored.text);
+  return draft;
+}
+
+/** The entry pi reads for a message, carrying `origin`. */
+function piDraft(
+  message: BaseMessage,
+  label: ModelLabel,
+  toolNames: ReadonlyMap<string, string>,
+  origin: MessageRecord,
+): EntryDraft {
   const fields = message as unknown as Json;
   switch (message.getType()) {
     case "human":

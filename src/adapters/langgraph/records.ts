@@ -2,6 +2,7 @@ import type { ChannelVersions } from "@langchain/langgraph-checkpoint";
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
 import { type Origin, originFrom } from "../history/origin.js";
 import { customDraft } from "../history/pi-messages.js";
+import { keptText } from "../history/record-text.js";
 import type { StoredValue } from "./stored-value.js";
 
 export const FRAMEWORK = "langgraph";
@@ -61,11 +62,22 @@ export interface MessageRecord extends Origin {
   kind: "message";
   /** The message's id, when it has one (what a later checkpoint's list is matched on). */
   id?: string;
-  /** The message as the saver's serde wrote it: what the graph reads back. */
+  /**
+   * The message as the saver's serde wrote it: what the graph reads back. Its text is kept less the
+   * payloads pi's blocks hold (`cuts` beside it): read it with `storedMessage`.
+   */
   message: StoredValue;
 }
 
 export type LangGraphRecord = CheckpointRecord | WritesRecord | MessageRecord;
+
+/** The message a message record holds, its text whole again; undefined when it cannot be. */
+export function storedMessage(entry: SessionEntry, record: MessageRecord): StoredValue | undefined {
+  const stored = record.message;
+  if (!("text" in stored)) return stored;
+  const text = keptText(entry, stored, "text");
+  return text === undefined ? undefined : { type: stored.type, text };
+}
 
 export function recordOf(entry: SessionEntry): LangGraphRecord | undefined {
   const origin = originFrom(entry, FRAMEWORK);

@@ -34,7 +34,10 @@ export interface SessionTreeSaverOptions {
   model?: ModelLabel;
   /** LangGraph's serializer (default: its JsonPlusSerializer). */
   serde?: SerializerProtocol;
-  /** Threads whose index is kept in memory at once (least recently used go first). Default 100. */
+  /**
+   * Idle threads whose index is kept in memory at once (least recently used go first; a thread in
+   * use is never dropped, so more may be running). Default 100.
+   */
   cachedThreads?: number;
   /**
    * How long writes against a checkpoint not stored yet wait for its put before failing with
@@ -194,31 +197,23 @@ export class SessionTreeSaver extends BaseCheckpointSaver {
   /**
    * The thread's index: the one kept (with the writes planned on it), unless it was dropped;
    * with `check` (a read), its planned writes are stored first, and it is read again when the
-   * store's revision says another writer got in since. A write checks by naming the revision.
+   * store's session is not the one it reflects: another writer got in since (the revision moved),
+   * or deleted the thread and wrote it again (the same revision, but not the same leaf). A write
+   * checks by naming the revision.
    */
   private async indexOf(state: ThreadState, threadId: string, check: boolean): Promise<ThreadIndex> {
     if (check) await state.writer.flush();
     const kept = state.index;
-    if (kept && (!check || (await this.revisionOf(threadId)) === kept.revision)) return kept;
+    if (kept && (!check || kept.reflects(await state.history.head()))) return kept;
     const store = await this.handle.get();
     try {
       const { summary, entries } = await store.loadSession(this.owner, threadId);
       state.index = ThreadIndex.fromEntries(entries, summary.revision, summary.leafId);
     } catch (error) {
       if (!isSessionTreeError(error, "session_not_found")) throw error;
-      state.index = new ThreadIndex(undefined, null, false);
+      state.index = new ThreadIndex(undefined, null);
     }
     return state.index;
-  }
-
-  private async revisionOf(threadId: string): Promise<number | undefined> {
-    const store = await this.handle.get();
-    try {
-      return (await store.getSummary(this.owner, threadId)).revision;
-    } catch (error) {
-      if (isSessionTreeError(error, "session_not_found")) return undefined;
-      throw error;
-    }
   }
 
   private newThread(threadId: string): ThreadState {
@@ -226,6 +221,7 @@ export class SessionTreeSaver extends BaseCheckpointSaver {
       history: this.historyOf(threadId),
       index: undefined,
       queue: Promise.resolve(),
+      calls: 0,
       identity: new WeakMap(),
       waiting: new WaitingWrites(this.writesWaitMs),
       writer: new ThreadWriter({

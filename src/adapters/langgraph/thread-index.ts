@@ -1,6 +1,7 @@
 import type { SessionEntry } from "../../core/entry.js";
+import type { HistoryHead } from "../history/history.js";
 import type { CheckpointRecord, MessageRecord, WritesRecord } from "./records.js";
-import { recordOf } from "./records.js";
+import { recordOf, storedMessage } from "./records.js";
 import type { StoredValue } from "./stored-value.js";
 
 /** A checkpoint of the thread, as the index knows it. */
@@ -35,8 +36,9 @@ export interface MessageSlot {
 /**
  * What the saver knows of one thread (one session): its checkpoints, their pending writes and the
  * message entries, built from the session's entries in storage order and kept up to date with the
- * saver's own writes. `revision` is the store's revision it reflects: when the store's differs
- * (another process wrote), the index is read again.
+ * saver's own writes. `revision` and `leafId` are the store's session it reflects: when the
+ * store's differ (another process wrote, or deleted the thread and wrote it again), the index is
+ * read again.
  */
 export class ThreadIndex {
   private readonly nodes = new Map<string, CheckpointNode>();
@@ -48,22 +50,25 @@ export class ThreadIndex {
   constructor(
     /**
      * The store's revision this index reflects, entries planned since aside (they are stored with
-     * a write naming it); undefined: unknown (read again before use).
+     * a write naming it); undefined: the session does not exist (a thread never written).
      */
     public revision: number | undefined,
+    /**
+     * The session's leaf (an entry id drawn at random when written): with the revision, what tells
+     * this session from one deleted and written again to the same revision.
+     */
     public leafId: string | null,
-    /** Whether the session exists (a thread never written has no session). */
-    public exists: boolean,
   ) {}
 
-  static fromEntries(
-    entries: readonly SessionEntry[],
-    revision: number | undefined,
-    leafId: string | null,
-  ): ThreadIndex {
-    const index = new ThreadIndex(revision, leafId, true);
+  static fromEntries(entries: readonly SessionEntry[], revision: number, leafId: string | null): ThreadIndex {
+    const index = new ThreadIndex(revision, leafId);
     for (const entry of entries) index.apply(entry);
     return index;
+  }
+
+  /** Whether the store's session, as `head` read it, is still the one this index reflects. */
+  reflects(head: HistoryHead): boolean {
+    return head.revision === this.revision && head.leafId === this.leafId;
   }
 
   /** Takes in one entry, in storage order. Entries the saver did not write are ignored. */
@@ -80,7 +85,6 @@ export class ThreadIndex {
    */
   applyPlanned(entries: readonly SessionEntry[], keepLeaf: boolean): void {
     for (const entry of entries) this.apply(entry);
-    this.exists = true;
     if (!keepLeaf) this.leafId = entries.at(-1)?.id ?? this.leafId;
   }
 
@@ -121,11 +125,13 @@ export class ThreadIndex {
   }
 
   private applyMessage(entry: SessionEntry, record: MessageRecord): void {
+    const stored = storedMessage(entry, record);
+    if (stored === undefined) return; // damaged: a checkpoint needing it says so when read
     this.messages.set(entry.id, {
       entryId: entry.id,
       parentId: entry.parentId,
       messageId: record.id,
-      stored: record.message,
+      stored,
     });
   }
 

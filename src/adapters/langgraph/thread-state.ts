@@ -8,6 +8,8 @@ export interface ThreadState {
   history: StoreHistory;
   index: ThreadIndex | undefined;
   queue: Promise<unknown>;
+  /** Calls in the queue, waiting or running. */
+  calls: number;
   /** Message instances the graph got from (or gave to) this saver, by the entry holding each. */
   identity: WeakMap<object, string>;
   /** Writes that came before their checkpoint's put. */
@@ -17,8 +19,11 @@ export interface ThreadState {
 }
 
 /**
- * The threads the saver keeps, the least recently used dropped past `capacity`, and the queue of
- * each: one thread's calls never interleave.
+ * The threads the saver keeps, the least recently used idle ones dropped past `capacity`, and the
+ * queue of each: one thread's calls never interleave. A thread in use is never dropped, whatever
+ * the capacity: its state is where its calls queue, its writes wait for their checkpoint's put and
+ * its planned writes wait to be stored, and a second state made for it would hold none of that
+ * (a put would release no writes of the first, which would fail as never put).
  */
 export class ThreadStates {
   private readonly threads = new Map<string, ThreadState>();
@@ -40,16 +45,25 @@ export class ThreadStates {
     this.threads.set(threadId, state);
     for (const [id, kept] of this.threads) {
       if (this.threads.size <= this.capacity) break;
-      // A thread dropped with writes planned still stores them: its batch holds its state.
-      if (kept !== state) this.threads.delete(id);
+      if (kept !== state && idle(kept)) this.threads.delete(id);
     }
     return state;
   }
 }
 
+/** Whether dropping the state loses nothing: no call queued, no writes waiting or planned. */
+function idle(state: ThreadState): boolean {
+  return state.calls === 0 && state.waiting.empty && state.writer.idle;
+}
+
 /** Runs `work` in the state's queue. */
 export function runIn<T>(state: ThreadState, work: (state: ThreadState) => Promise<T>): Promise<T> {
+  state.calls++;
   const run = state.queue.then(() => work(state));
   state.queue = run.catch(() => undefined);
+  const done = () => {
+    state.calls--;
+  };
+  run.then(done, done);
   return run;
 }

@@ -1,6 +1,6 @@
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
 import { retryOnRace } from "../history/retry.js";
-import { type StoreHistory, stampChain } from "../history/store-history.js";
+import { plannedRevision, type StoreHistory, stampChain } from "../history/store-history.js";
 import type { ThreadIndex } from "./thread-index.js";
 
 /** What one put or putWrites writes, planned on the thread's index. */
@@ -59,6 +59,11 @@ export class ThreadWriter {
   private scheduled = false;
 
   constructor(private readonly thread: WriterThread) {}
+
+  /** Whether nothing is planned and not stored: the writer can be dropped with its thread. */
+  get idle(): boolean {
+    return this.queued.length === 0 && !this.scheduled;
+  }
 
   /** Plans a write into the next batch. Call it in the thread's queue. */
   async plan(planner: Planner): Promise<Planned> {
@@ -129,7 +134,7 @@ export class ThreadWriter {
   private async store(index: ThreadIndex, entries: SessionEntry[]): Promise<void> {
     const history = this.thread.history;
     let result = await history.appendStamped(entries, {
-      expectedRevision: index.revision,
+      expectedRevision: plannedRevision(index),
       moveLeaf: index.leafId === entries.at(-1)?.id,
     });
     if (result.leafId !== index.leafId) result = await history.setLeaf(index.leafId, result.revision);

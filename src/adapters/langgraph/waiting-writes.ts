@@ -17,6 +17,11 @@ export class WaitingWrites {
 
   constructor(private readonly waitMs: number) {}
 
+  /** Whether no write is waiting. */
+  get empty(): boolean {
+    return this.waiting.size === 0;
+  }
+
   /** A promise settled once what `plan` planned after the checkpoint's put is stored (or the wait ran out). */
   wait(key: string, plan: () => Promise<Planned>): Promise<void> {
     return new Promise<void>((resolve, reject) => {

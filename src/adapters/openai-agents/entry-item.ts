@@ -3,17 +3,19 @@ import type { SessionEntry } from "../../core/entry.js";
 import { messageText } from "../../core/messages.js";
 import { decodeBytes } from "../history/binary-json.js";
 import { originFrom } from "../history/origin.js";
+import { keptRecord } from "../history/record-text.js";
 import { FRAMEWORK } from "./item-draft.js";
 
 /**
- * The item an entry holds: the one the adapter stored (exactly as given), or, for a message another
- * writer appended (pi continuing the session, `sessiontree` tools), its text as a user or assistant
- * message. Other entries (settings, labels, tool calls not written through the adapter) are not
- * items: undefined.
+ * The item an entry holds: the one the adapter stored (exactly as given; as text, or as an object
+ * by earlier versions), or, for a message another writer appended (pi continuing the session,
+ * `sessiontree` tools), its text as a user or assistant message. Other entries (settings, labels,
+ * tool calls not written through the adapter) are not items: undefined.
  */
 export function entryToItem(entry: SessionEntry): AgentInputItem | undefined {
   const origin = originFrom(entry, FRAMEWORK);
-  if (origin) return (origin.bytes === true ? decodeBytes(origin.item) : origin.item) as AgentInputItem;
+  const item = origin && keptRecord(entry, origin, "item");
+  if (item !== undefined) return (origin?.bytes === true ? decodeBytes(item) : item) as AgentInputItem;
   if (entry.type !== "message") return undefined;
   const message = entry.message as { role: string; content?: unknown };
   if (message.role === "user") return { role: "user", content: messageText(message) };

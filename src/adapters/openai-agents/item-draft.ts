@@ -1,7 +1,7 @@
 import type { AgentInputItem } from "@openai/agents";
 import type { EntryDraft } from "../../core/entry.js";
 import type { ImageContent, TextContent } from "../../core/messages.js";
-import { encodeBytes, hasBytes, jsonCopy } from "../history/binary-json.js";
+import { encodeBytes, hasBytes } from "../history/binary-json.js";
 import type { Origin } from "../history/origin.js";
 import {
   argumentsObject,
@@ -16,6 +16,7 @@ import {
   toolResultDraft,
   userDraft,
 } from "../history/pi-messages.js";
+import { keepText } from "../history/record-text.js";
 
 export const FRAMEWORK = "openai-agents";
 /** The custom type of items kept as `custom` entries (outside the model's context in pi). */
@@ -29,11 +30,21 @@ type Json = Record<string, unknown>;
  * as messages, a function call as an assistant message with one toolCall block, its output as a
  * toolResult message, a system message as a custom_message. Items pi has no place for (reasoning,
  * hosted and computer tool calls, compaction markers…) are `custom` entries. The item itself is
- * kept whole in the entry's `origin`, and that is what `getItems` returns.
+ * kept whole in the entry's `origin`, as its JSON text less what pi's blocks already hold (see
+ * record-text.ts), and that is what `getItems` returns.
  */
 export function itemToDraft(item: AgentInputItem, label: ModelLabel): EntryDraft {
-  const origin = originFor(item);
-  const record = item as unknown as Json;
+  // Bytes (image or file data given as a Uint8Array) are written as base64 and marked, so they
+  // come back as bytes; every other item is stored as it is.
+  const bytes = hasBytes(item);
+  const origin: Origin = bytes ? { framework: FRAMEWORK, bytes } : { framework: FRAMEWORK };
+  const draft = piDraft(item as unknown as Json, label, origin);
+  keepText(draft, origin, "item", JSON.stringify(bytes ? encodeBytes(item) : item));
+  return draft;
+}
+
+/** The entry pi reads for an item, carrying `origin` (which gets the item once the entry is made). */
+function piDraft(record: Json, label: ModelLabel, origin: Origin): EntryDraft {
   const type = record.type ?? "message";
   if (type === "message" && record.role === "user") return userDraft(userContent(record.content), origin);
   if (type === "message" && record.role === "assistant")
@@ -59,14 +70,6 @@ export function itemToDraft(item: AgentInputItem, label: ModelLabel): EntryDraft
       origin,
     );
   return customDraft(ITEM_CUSTOM_TYPE, origin);
-}
-
-function originFor(item: AgentInputItem): Origin {
-  // Bytes (image or file data given as a Uint8Array) are written as base64 and marked, so they
-  // come back as bytes; every other item is stored as it is.
-  return hasBytes(item)
-    ? { framework: FRAMEWORK, item: jsonCopy(encodeBytes(item)), bytes: true }
-    : { framework: FRAMEWORK, item: jsonCopy(item) };
 }
 
 function userContent(content: unknown): string | (TextContent | ImageContent)[] {

@@ -3,7 +3,6 @@ import type { SessionEntry } from "../../core/entry.js";
 import type { History } from "../history/history.js";
 import { type HistorySource, openHistory } from "../history/open-history.js";
 import { type ModelLabel, UNKNOWN_MODEL } from "../history/pi-messages.js";
-import { retryOnRace } from "../history/retry.js";
 import { StoreHandle } from "../history/store-history.js";
 import { TreeShape } from "../history/tree-shape.js";
 import { type ItemEntry, itemsOf } from "./entry-item.js";
@@ -66,7 +65,7 @@ export class SessionTreeSession implements Session {
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (items.length === 0) return;
     const drafts = items.map((item) => itemToDraft(item, this.model));
-    await retryOnRace(async () => {
+    await this.history.update(async () => {
       // The leaf and revision only: the path is not needed to append under the leaf.
       const head = await this.history.head();
       await this.history.appendChain(head.leafId, drafts, head);
@@ -75,7 +74,7 @@ export class SessionTreeSession implements Session {
 
   /** Moves the leaf to the parent of the last item and returns that item (it stays in the tree). */
   async popItem(): Promise<AgentInputItem | undefined> {
-    return retryOnRace(async () => {
+    return this.history.update(async () => {
       const view = await this.history.view();
       const last = itemsOf(view.path).at(-1);
       if (last === undefined) return undefined;
@@ -87,7 +86,7 @@ export class SessionTreeSession implements Session {
 
   /** Moves the leaf before the first entry: the conversation starts afresh, and nothing is deleted. */
   async clearSession(): Promise<void> {
-    await retryOnRace(async () => {
+    await this.history.update(async () => {
       const head = await this.history.head();
       if (head.leafId !== null) await this.history.moveLeaf(null, head);
     });
@@ -114,7 +113,7 @@ export class SessionTreeSession implements Session {
 
   /** Moves the leaf to `entryId` (a branch from `listBranches`, or an item's entry); null: before the root. */
   async checkout(entryId: string | null): Promise<void> {
-    await retryOnRace(async () => this.history.moveLeaf(entryId, await this.history.head()));
+    await this.history.update(async () => this.history.moveLeaf(entryId, await this.history.head()));
   }
 
   /** Closes the store when this session opened it from a location. */
