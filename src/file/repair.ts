@@ -1,6 +1,11 @@
 import { closeSync, constants, readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { CURRENT_SESSION_VERSION, type SessionEntry, type SessionHeader } from "../core/entry.js";
+import {
+  CURRENT_SESSION_VERSION,
+  headerVersion,
+  type SessionEntry,
+  type SessionHeader,
+} from "../core/entry.js";
 import { CorruptSessionError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
 import { newSessionId } from "../core/session-id.js";
@@ -115,7 +120,16 @@ function planRepair(path: string, decoded: DecodedSession): RepairPlan {
     });
     return { ...entry, parentId: null };
   });
-  return { header: { ...header, version: CURRENT_SESSION_VERSION }, entries, actions };
+  return { header: { ...header, version: writtenVersion(header) }, entries, actions };
+}
+
+/**
+ * The version the repaired file says: the current one (a v1/v2 file was migrated as it was read),
+ * or the header's own when it is newer. Its entries are written back as read, unknown fields and
+ * types included, so calling a newer file v3 would only lose what the newer version means.
+ */
+function writtenVersion(header: SessionHeader): unknown {
+  return headerVersion(header) > CURRENT_SESSION_VERSION ? header.version : CURRENT_SESSION_VERSION;
 }
 
 type TornTail = NonNullable<DecodedSession["tornTail"]>;

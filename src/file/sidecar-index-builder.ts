@@ -58,13 +58,22 @@ export function scanInto(
   return builder.finish(fd, stats, scan.offset, scan.line);
 }
 
-const GLUE = Buffer.from("}{");
-const NEWLINE = 0x0a;
-const CR = 0x0d;
-
 /**
  * Hands the complete lines of `buffer`'s first `filled` bytes to `builder`, `scan` telling the
  * number and file offset of the first, and moved past them; the bytes used.
+ *
+ * A line may hold records glued on one line (then it is parsed, and each is indexed as the whole
+ * read splits the line) when it has one of two marks that a single record never has outside its
+ * strings (where quotes are escaped):
+ *
+ * - `}{`: a whole record with the next one after it (a lost newline);
+ * - a second `"parentId":` key: an entry written after a record cut short (a crash mid-write, then
+ *   the next append on the same line, pi #8575). The cut record rarely ends in `}`, and its start
+ *   still reads as an entry, so without this the index held the cut record and never the whole one.
+ *
+ * A key nested in a record's content costs one parse. Each mark is searched once per buffer,
+ * moving forward with the lines, not once per line (a search would run on to the buffer's end when
+ * a line does not have it). Kept in this loop's variables: a helper object cost the scan more.
  */
 function scanLines(
   builder: IndexBuilder,
@@ -73,21 +82,60 @@ function scanLines(
   scan: { line: number; offset: number },
 ): number {
   const bytes = buffer.subarray(0, filled);
-  // Where `}{` is next: a single record never has it outside its strings, so a line without it is
-  // one record, and a line with it may hold records glued by a lost newline (it is parsed to
-  // know). Searched once per buffer, not once per line (that search would run on to the buffer's
-  // end when a line does not have it).
   let glue = bytes.indexOf(GLUE);
+  let parentKey = nextParentKey(bytes, 0);
   let start = 0;
   for (let newline = bytes.indexOf(NEWLINE); newline !== -1; newline = bytes.indexOf(NEWLINE, start)) {
     const end = newline > start && bytes[newline - 1] === CR ? newline - 1 : newline;
     if (glue !== -1 && glue < start) glue = bytes.indexOf(GLUE, start);
+    if (parentKey !== -1 && parentKey < start) parentKey = nextParentKey(bytes, start);
+    let secondKey = false;
+    if (parentKey !== -1 && parentKey < end) {
+      parentKey = nextParentKey(bytes, parentKey + PARENT_KEY.length);
+      secondKey = parentKey !== -1 && parentKey < end;
+    }
     scan.line++;
-    builder.onBytes(bytes, start, end, scan.line, scan.offset, glue !== -1 && glue < end);
+    const mayGlue = secondKey || (glue !== -1 && glue < end);
+    builder.onBytes(bytes, start, end, scan.line, scan.offset, mayGlue);
     scan.offset += newline + 1 - start;
     start = newline + 1;
   }
   return start;
+}
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+const GLUE = Buffer.from("}{");
+const PARENT_KEY = Buffer.from('"parentId":');
+/**
+ * The key is searched by its one uppercase byte, whose `memchr` skips most of JSON text, each hit
+ * then compared whole: a search for the whole key, a long needle of JSON's commonest bytes, made
+ * the index scan a third slower (measured).
+ */
+const RARE_BYTE = 0x49; // "I"
+const RARE_AT = PARENT_KEY.indexOf(RARE_BYTE);
+/** False hits after which the whole key is searched instead: base64 (an image) has an "I" in 64 bytes. */
+const MISSES_BEFORE_WHOLE_KEY = 8;
+
+/** Where the first `"parentId":` at or after `from` starts; -1 when there is none. */
+function nextParentKey(bytes: Buffer, from: number): number {
+  let misses = 0;
+  for (
+    let rare = bytes.indexOf(RARE_BYTE, from + RARE_AT);
+    rare !== -1;
+    rare = bytes.indexOf(RARE_BYTE, rare + 1)
+  ) {
+    const at = rare - RARE_AT;
+    if (isParentKeyAt(bytes, at)) return at;
+    if (++misses === MISSES_BEFORE_WHOLE_KEY) return bytes.indexOf(PARENT_KEY, at + 1);
+  }
+  return -1;
+}
+
+/** Whether `"parentId":` is at `at`: compared here, as `sameBytes` made the scan measurably slower. */
+function isParentKeyAt(bytes: Buffer, at: number): boolean {
+  for (let i = 0; i < PARENT_KEY.length; i++) if (bytes[at + i] !== PARENT_KEY[i]) return false;
+  return true;
 }
 
 /** Entry numbers are kept in columns that start this long and double as needed. */
@@ -144,7 +192,7 @@ export class IndexBuilder {
 
   /**
    * The complete line at bytes `start`–`end` of `buffer` (no newline), line number `line` at byte
-   * `offset` of the file; `mayGlue`: whether `}{` is in it.
+   * `offset` of the file; `mayGlue`: whether it may hold records glued on one line (`scanLines`).
    */
   onBytes(buffer: Buffer, start: number, end: number, line: number, offset: number, mayGlue: boolean): void {
     this.lastLineStart = offset;
@@ -155,7 +203,7 @@ export class IndexBuilder {
       return;
     }
     // Custom entries are parsed: a leaf marker is told from the others only by its customType. So
-    // is a line with `}{` in it: it may hold records glued by a lost newline, and each is indexed.
+    // is a line that may hold glued records: each is indexed as the whole read splits the line.
     if (!mayGlue && this.indexFromStart(buffer, start, end, line, offset)) return;
     const raw = { bytes: buffer.subarray(start, end), line, offset };
     for (const { value, part } of this.parse(raw)) this.addEntry(value, raw, part);

@@ -8,7 +8,9 @@ import { writeAtomic } from "./write-atomic.js";
  * trailer. A file that is torn, truncated or of another version does not load, and is rebuilt.
  */
 // STIDX02: the stamp (file-stamp.ts) replaced the per-line hashes of STIDX01, which are rebuilt.
-const MAGIC = Buffer.from("STIDX02\n");
+// STIDX03: a line with a second `"parentId":` is parsed (an entry glued after a cut record); a
+// STIDX02 index of such a file holds the cut record instead, and is rebuilt.
+const MAGIC = Buffer.from("STIDX03\n");
 const TRAILER = Buffer.from("STIDXEND");
 
 /** Writes the index file atomically, private to the user. A cache: failing loses nothing (false). */

@@ -88,3 +88,11 @@ export function pathToLeaf(index: SessionIndex): number[] | null {
   }
   return path.reverse();
 }
+
+/**
+ * Whether `path` (root → leaf, as `pathToLeaf` gives it) starts at an entry whose parent id no
+ * entry of the index has: the file lost that parent, or holds it where the indexer could not read it.
+ */
+export function startsAtMissingParent(index: SessionIndex, path: readonly number[]): boolean {
+  return path.length > 0 && index.parents[path[0] as number] === DANGLING;
+}

@@ -59,8 +59,10 @@ function messageMarkdown(message: AgentMessage, title: string): string[] {
       for (const block of Array.isArray(m.content) ? (m.content as Array<Record<string, unknown>>) : []) {
         if (block.type === "text") out.push(String(block.text), "");
         else if (block.type === "thinking") out.push(thinkingMarkdown(block), "");
+        // A writer other than pi may leave `arguments` out for a tool that takes none: shown as
+        // `{}`, as `show` shows it.
         else if (block.type === "toolCall")
-          out.push(`**Tool call** \`${String(block.name)}\``, fence(block.arguments), "");
+          out.push(`**Tool call** \`${String(block.name)}\``, fence(block.arguments ?? {}), "");
       }
       if (typeof m.errorMessage === "string") out.push(`**Error:** ${m.errorMessage}`);
       return out;

@@ -7,7 +7,12 @@ import { type IndexCoverage, type IndexedReader, readThroughIndex } from "../fil
 import { readSessionFile } from "../file/read-file.js";
 import type { IndexState } from "../file/sidecar-index.js";
 import { contextRoleOfKind, isSettingKind, KIND, kindName, kindOfEntry } from "../file/sidecar-index-kind.js";
-import { parentIdOf, pathToLeaf, type SessionIndex } from "../file/sidecar-index-model.js";
+import {
+  parentIdOf,
+  pathToLeaf,
+  type SessionIndex,
+  startsAtMissingParent,
+} from "../file/sidecar-index-model.js";
 
 /**
  * Resuming a session's context from the fewest lines: which entries of the leaf's path the model's
@@ -64,14 +69,14 @@ export function openPathOnly(sessionPath: string): PathOnlySession {
 
 /**
  * `openPathOnly` when the sidecar index can serve it; null when it cannot (an older format, no
- * readable header, an index that does not hold even when rebuilt), so the caller reads the whole
- * file its own way.
+ * readable header, a path that starts at a missing parent, an index that does not hold even when
+ * rebuilt), so the caller reads the whole file its own way.
  */
 export function resumeThroughIndex(sessionPath: string, options: ResumeOptions = {}): PathOnlySession | null {
   try {
     return readThroughIndex(sessionPath, (reader, state) => resumeFrom(reader, state, options));
   } catch (error) {
-    if (error instanceof WholeReadIsCheaper) return null;
+    if (error instanceof WholeReadInstead) return null;
     throw error;
   }
 }
@@ -85,8 +90,11 @@ export interface ResumeOptions {
   wholeAboveShare?: number;
 }
 
-/** Thrown out of a read through the index when reading the file whole is the better deal. */
-class WholeReadIsCheaper extends Error {}
+/**
+ * Thrown out of a read through the index when the whole read must answer: it is the better deal,
+ * or the index cannot give its answer (rebuilding the index would not change that).
+ */
+class WholeReadInstead extends Error {}
 
 function resumeFrom(
   reader: IndexedReader,
@@ -97,11 +105,15 @@ function resumeFrom(
   const header = reader.header();
   const path = pathToLeaf(index);
   if (header === null || path === null) return null;
+  // The path starts at an entry whose parent the index does not hold: a record the indexer did not
+  // see (damage it cannot read as the whole read does) may be that parent. The whole read then
+  // says where the path starts; the index must never make the context silently shorter.
+  if (startsAtMissingParent(index, path)) throw new WholeReadInstead();
   const wanted = linesForContext(index, path, reader);
   if (wanted !== null && options.wholeAboveShare !== undefined) {
     let bytes = 0;
     for (const n of wanted) bytes += index.lengths[n] as number;
-    if (bytes > options.wholeAboveShare * index.indexedBytes) throw new WholeReadIsCheaper();
+    if (bytes > options.wholeAboveShare * index.indexedBytes) throw new WholeReadInstead();
   }
   const entries = wanted === null ? null : reader.entries(wanted);
   if (entries === null) return null;

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { checkHeader } from "../core/validate.js";
+import { decodeHeader } from "../format/jsonl/decode.js";
 
 /** The `.jsonl` files directly in `dir` (none when it does not exist or is not a folder, as in pi). */
 export function sessionFilesIn(dir: string): string[] {
@@ -23,18 +23,19 @@ export function sessionFoldersIn(sessionsRoot: string): string[] {
     .map((d) => join(sessionsRoot, d.name));
 }
 
-/** The header of a session file from its first bytes, or null when line 1 is not a session header. */
+/**
+ * The header of a session file from its first 64 KiB, read as a whole read finds it (blank lines
+ * or a byte order mark before it included: `decodeHeader`), or null when it has none there.
+ */
 export function peekHeader(path: string): { id: string; cwd: string } | null {
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
     const buffer = Buffer.alloc(64 * 1024);
     const n = readSync(fd, buffer, 0, buffer.length, 0);
-    const newline = buffer.subarray(0, n).indexOf(10);
-    const firstLine = buffer.toString("utf8", 0, newline === -1 ? n : newline);
-    const checked = checkHeader(JSON.parse(firstLine));
-    if (!checked.ok) return null;
-    return { id: checked.value.id, cwd: typeof checked.value.cwd === "string" ? checked.value.cwd : "" };
+    const header = decodeHeader(buffer.subarray(0, n));
+    if (header === null) return null;
+    return { id: header.id, cwd: typeof header.cwd === "string" ? header.cwd : "" };
   } catch {
     return null;
   } finally {

@@ -44,7 +44,10 @@ export async function runShow(
     return;
   }
   const c = ctx.colors;
-  const model = context.model ? `${context.model.provider}/${context.model.modelId}` : "none";
+  // A writer other than pi may leave an assistant message's provider or model out: show what is known.
+  const model = context.model
+    ? [context.model.provider, context.model.modelId].filter(Boolean).join("/") || "unknown"
+    : "none";
   ctx.print(
     c.dim(
       terminalSafe(

@@ -77,7 +77,10 @@ export class SessionDecoder {
     endsMidLine: false,
   };
   private migrator: StreamingMigrator | null = null;
+  /** Whether the header's place is taken: by the header, or by the line that should have been it. */
   private sawHeaderLine = false;
+  /** The first line that held no record, while no record has come after it: see `onLine`. */
+  private unreadFirstLine: LinePlace | null = null;
 
   /**
    * By default the first line is the header. A reader catching up on lines another process
@@ -152,6 +155,11 @@ export class SessionDecoder {
     this.onRecord(value, line, offset, null);
   }
 
+  /** Whether the header's place is settled: the header was read, or something else took its place. */
+  get pastHeader(): boolean {
+    return this.sawHeaderLine;
+  }
+
   finish(options: DecodeOptions = {}): DecodedSession {
     this.result.completeBytes = this.splitter.completeBytes;
     this.result.completeLines = this.splitter.completeLines;
@@ -175,6 +183,7 @@ export class SessionDecoder {
         this.onLine(tail);
       }
     }
+    this.settleUnreadHeader();
     return this.result;
   }
 
@@ -190,7 +199,10 @@ export class SessionDecoder {
     const issues: LineIssue[] = [];
     const records = readLineRecords(tail, (issue) => issues.push(issue));
     let whole = records.length > 0 && issues.every((issue) => issue.code === "glued_records");
-    const header = this.sawHeaderLine ? null : checkHeader(records[0]?.value);
+    let header = this.sawHeaderLine ? null : checkHeader(records[0]?.value);
+    // After a line that held no record, only a header takes the header's place: anything else is
+    // read as the entries after a damaged header.
+    if (header && !header.ok && this.settleUnreadHeader()) header = null;
     // An older header would migrate the entries glued after it: such a line stays a torn tail.
     if (
       header &&
@@ -221,20 +233,35 @@ export class SessionDecoder {
   private onLine(raw: RawLine): void {
     if (isBlank(raw.bytes)) return;
     const records = readLineRecords(raw, (issue) => this.report(issue, raw));
-    if (records.length === 0 && !this.sawHeaderLine) {
-      this.sawHeaderLine = true;
-      this.report({ code: "invalid_header", message: "The header (line 1) cannot be read" }, raw);
-    }
+    // A line that holds no record does not take the header's place yet: a writer that died while
+    // writing the header may have written it whole on the next line, and pi (which skips what
+    // does not parse) reads the session under that one. The line stays reported (`invalid_json`).
+    if (records.length === 0 && !this.sawHeaderLine)
+      this.unreadFirstLine ??= { line: raw.line, offset: raw.offset };
     // Several records on one line are read as if the newline between them were there.
     for (const { value, part } of records) this.onRecord(value, raw.line, raw.offset, part);
   }
 
   private onRecord(value: unknown, line: number, offset: number, part: BytePart | null): void {
+    if (!this.sawHeaderLine && this.unreadFirstLine !== null && !checkHeader(value).ok)
+      this.settleUnreadHeader();
     if (this.sawHeaderLine) this.readEntry(value, line, offset, part);
     else {
       this.sawHeaderLine = true;
       this.readHeader(value, { line, offset }, part);
     }
+  }
+
+  /**
+   * The first line held no record and no header came after it (an entry did, or nothing): that
+   * line was the header, damaged, and is reported so. False when there is nothing to settle.
+   */
+  private settleUnreadHeader(): boolean {
+    const place = this.unreadFirstLine;
+    if (place === null || this.sawHeaderLine) return false;
+    this.sawHeaderLine = true;
+    this.report({ code: "invalid_header", message: "The header (line 1) cannot be read" }, place);
+    return true;
   }
 
   private readEntry(parsed: unknown, line: number, offset: number, part: BytePart | null): void {
@@ -352,4 +379,22 @@ export function decodeSession(input: string | Buffer, options: DecodeOptions = {
   const decoder = new SessionDecoder();
   decoder.push(typeof input === "string" ? Buffer.from(input, "utf8") : input);
   return decoder.finish(options);
+}
+
+/**
+ * The header of a session from the first bytes of its file (`head`, which may end inside a line),
+ * by the decoder's own rules (blank lines and a byte order mark before it, a line holding no
+ * record before it), parsing only the lines up to it; null when something else takes its place.
+ */
+export function decodeHeader(head: Buffer): SessionHeader | null {
+  const decoder = new SessionDecoder(undefined, () => {});
+  let start = 0;
+  for (let newline = head.indexOf(10); newline !== -1 && !decoder.pastHeader; ) {
+    decoder.push(head.subarray(start, newline + 1));
+    start = newline + 1;
+    newline = head.indexOf(10, start);
+  }
+  // A header that is the head's last line without a newline (the whole file) is read, a cut one not.
+  if (!decoder.pastHeader) decoder.push(head.subarray(start));
+  return decoder.finish({ tailIsTorn: true }).header;
 }

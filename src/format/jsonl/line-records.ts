@@ -1,6 +1,6 @@
 import { isAscii, isUtf8 } from "node:buffer";
 import type { BytePart, IssueCode, IssueSeverity } from "../../core/issues.js";
-import type { RawLine } from "./lines.js";
+import { bomLength, type RawLine } from "./lines.js";
 import { type GluedPart, splitGlued } from "./split-glued.js";
 
 /** A JSON value read from a line; `part` says which bytes of the line, when the line held several. */
@@ -56,8 +56,7 @@ function lineText(bytes: Buffer): string | null {
   if (isAscii(bytes)) return bytes.toString("latin1");
   if (!isUtf8(bytes)) return null;
   // A byte order mark is not part of the text (TextDecoder, used before, dropped it too).
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  return bytes.toString("utf8", bom);
+  return bytes.toString("utf8", bomLength(bytes));
 }
 
 /**

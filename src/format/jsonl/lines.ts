@@ -95,12 +95,23 @@ export class LineSplitter {
   }
 }
 
-/** True when the bytes are only spaces, tabs and CRs (a blank line, which carries nothing). */
+/**
+ * True when the bytes are only spaces, tabs and CRs, after a byte order mark if they start with one
+ * (a blank line, which carries nothing). A BOM alone is blank: a Windows tool that starts a file
+ * with an empty line in "UTF-8 with BOM" writes `EF BB BF 0D 0A` before the header, and pi (which
+ * trims the text and each line, BOM included) reads the session under the next line.
+ */
 export function isBlank(bytes: Buffer): boolean {
-  for (const byte of bytes) {
+  for (let i = bomLength(bytes); i < bytes.length; i++) {
+    const byte = bytes[i];
     if (byte !== 32 && byte !== 9 && byte !== 13) return false;
   }
   return true;
+}
+
+/** 3 when `bytes` start with a UTF-8 byte order mark, else 0: a BOM is not part of the text. */
+export function bomLength(bytes: Buffer): number {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
 }
 
 /** A message role as `PrefixSpans` gives it, with no string made. */

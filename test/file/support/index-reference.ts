@@ -100,7 +100,7 @@ export class ReferenceBuilder {
     }
     const prefix = scanEntryPrefix(raw.bytes);
     // Custom entries are parsed: a leaf marker is told from the others only by its customType. So
-    // is a line with `}{` in it: it may hold records glued by a lost newline, and each is indexed.
+    // is a line that may hold glued records: each is indexed as the whole read splits the line.
     if (prefix && prefix.type !== "custom" && !mayHoldGluedRecords(raw.bytes)) {
       this.add(prefix.id, prefix.parentId, kindOfPrefix(prefix.type, prefix.role), raw);
       return;
@@ -469,9 +469,14 @@ export class ReferenceLookingBuilder extends ReferenceBuilder {
 }
 
 const GLUE = Buffer.from("}{");
+const PARENT_ID_KEY = Buffer.from('"parentId":');
 
+/** `}{` (a lost newline), or a second `"parentId":` (an entry written after a record cut short). */
 function mayHoldGluedRecords(bytes: Buffer): boolean {
-  return bytes.indexOf(GLUE) !== -1;
+  const parentKey = bytes.indexOf(PARENT_ID_KEY);
+  return (
+    bytes.indexOf(GLUE) !== -1 || (parentKey !== -1 && bytes.indexOf(PARENT_ID_KEY, parentKey + 1) !== -1)
+  );
 }
 
 /** The kind of a line the old indexer only scanned (its `kindOfPrefix`, kept as it was). */
