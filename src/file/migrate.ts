@@ -1,11 +1,10 @@
-import { closeSync } from "node:fs";
 import { CURRENT_SESSION_VERSION, headerVersion } from "../core/entry.js";
 import type { SessionIssue } from "../core/issues.js";
-import { SessionDecoder } from "../format/jsonl/decode.js";
 import { encodeSession } from "../format/jsonl/encode.js";
-import { withExclusiveLock } from "./flock.js";
 import { isFinding, treeOf } from "./fsck.js";
-import { openExisting, readFromFd } from "./read-file.js";
+import { carryLateLines } from "./late-lines.js";
+import { withCurrentFileLocked } from "./locked-current.js";
+import { readWholeFromFd } from "./read-file.js";
 import { replaceKeepingBackup } from "./rewrite.js";
 
 export interface MigrateOptions {
@@ -35,6 +34,11 @@ export interface MigrateReport {
   /** Where the original bytes were kept, `<file>.v<from>.bak` (null when nothing was written). */
   backupPath: string | null;
   entriesWritten: number;
+  /**
+   * Lines a writer without our lock (pi) appended while the rewrite ran, carried over from the old
+   * file (late-lines.ts): in the session after the entries written.
+   */
+  carriedLines: number;
   /** Errors and warnings found on reading: why it was refused, or what was left out. */
   findings: SessionIssue[];
 }
@@ -47,17 +51,13 @@ export interface MigrateReport {
  * refused unless `leaveOutDamaged`.
  */
 export function migrateFile(path: string, options: MigrateOptions = {}): MigrateReport {
-  // Read-only is enough: the lock is an flock, and the new content comes in by a rename.
-  const fd = openExisting(path);
-  try {
-    return withExclusiveLock(fd, () => migrateLocked(path, fd, options));
-  } finally {
-    closeSync(fd);
-  }
+  // Read-only is enough: the lock is an flock, and the new content comes in by a rename. On the
+  // file the path names once locked: another rewrite (an agent's own migration) may have won.
+  return withCurrentFileLocked(path, (fd) => migrateLocked(path, fd, options));
 }
 
 function migrateLocked(path: string, fd: number, options: MigrateOptions): MigrateReport {
-  const decoded = readFromFd(fd, 0, new SessionDecoder());
+  const { bytes, decoded } = readWholeFromFd(fd);
   const from = decoded.migratedFrom ?? headerVersion(decoded.header ?? {});
   const report = (outcome: MigrateReport["outcome"], findings: SessionIssue[] = []): MigrateReport => ({
     path,
@@ -65,6 +65,7 @@ function migrateLocked(path: string, fd: number, options: MigrateOptions): Migra
     from,
     backupPath: null,
     entriesWritten: 0,
+    carriedLines: 0,
     findings,
   });
   if (!decoded.header) return report("not_a_session");
@@ -76,5 +77,6 @@ function migrateLocked(path: string, fd: number, options: MigrateOptions): Migra
   if (options.dryRun) return { ...report("would_migrate", findings), entriesWritten: entries.length };
   const content = encodeSession(decoded.header, entries);
   const backupPath = replaceKeepingBackup(path, content, `v${from}.bak`);
-  return { ...report("migrated", findings), backupPath, entriesWritten: entries.length };
+  const carriedLines = carryLateLines(path, backupPath, bytes.length);
+  return { ...report("migrated", findings), backupPath, entriesWritten: entries.length, carriedLines };
 }

@@ -42,6 +42,31 @@ export function readFromFd(fd: number, start: number, decoder: SessionDecoder): 
 }
 
 /**
+ * A rewrite's read of an open file (repair, migrate): its bytes from the start to its end as they
+ * were read, and those bytes decoded. The rewrite compares its result with exactly these bytes,
+ * and what a writer without our lock appends after them is carried over (late-lines.ts).
+ */
+export function readWholeFromFd(fd: number): { bytes: Buffer; decoded: DecodedSession } {
+  const bytes = bytesFrom(fd, 0);
+  const decoder = new SessionDecoder();
+  decoder.push(bytes);
+  return { bytes, decoded: decoder.finish({ tailIsTorn: true }) };
+}
+
+/** The bytes of an open file from `offset` to its end. */
+export function bytesFrom(fd: number, offset: number): Buffer {
+  const chunks: Buffer[] = [];
+  for (let position = offset; ; ) {
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    const n = readSync(fd, chunk, 0, CHUNK, position);
+    if (n === 0) break;
+    chunks.push(chunk.subarray(0, n));
+    position += n;
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
  * Opens an existing session file (never creates one), with the errors every caller gives:
  * `session_not_found` when there is none, `io_error` when it cannot be opened.
  */

@@ -1,4 +1,3 @@
-import { closeSync, constants, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import {
   CURRENT_SESSION_VERSION,
@@ -10,11 +9,12 @@ import { CorruptSessionError } from "../core/errors.js";
 import type { SessionIssue } from "../core/issues.js";
 import { newSessionId } from "../core/session-id.js";
 import type { SessionTree } from "../core/tree.js";
-import { type DecodedSession, SessionDecoder } from "../format/jsonl/decode.js";
+import type { DecodedSession } from "../format/jsonl/decode.js";
 import { encodeSession } from "../format/jsonl/encode.js";
-import { withExclusiveLock } from "./flock.js";
 import { treeOf } from "./fsck.js";
-import { openExisting, readFromFd } from "./read-file.js";
+import { carryLateLines } from "./late-lines.js";
+import { withCurrentFileLocked } from "./locked-current.js";
+import { readWholeFromFd } from "./read-file.js";
 import { replaceKeepingBackup } from "./rewrite.js";
 
 export interface RepairAction {
@@ -44,6 +44,11 @@ export interface RepairReport {
   backupPath: string | null;
   actions: RepairAction[];
   entriesWritten: number;
+  /**
+   * Lines a writer without our lock (pi) appended while the repair ran, carried over from the old
+   * file (late-lines.ts): in the session after the entries written.
+   */
+  carriedLines: number;
 }
 
 export interface RepairOptions {
@@ -58,21 +63,22 @@ export interface RepairOptions {
  * line left out is listed in the report. Holds the file's lock so no sessiontree writer interleaves.
  */
 export function repairFile(path: string, options: RepairOptions = {}): RepairReport {
-  const fd = openExisting(path, constants.O_RDWR);
-  try {
-    return withExclusiveLock(fd, () => {
-      const decoded = readFromFd(fd, 0, new SessionDecoder());
-      const plan = planRepair(path, decoded);
-      const original = readFileSync(path);
-      const content = Buffer.from(encodeSession(plan.header, plan.entries));
-      const changed = !content.equals(original);
-      let backupPath: string | null = null;
-      if (changed && !options.dryRun) backupPath = replaceKeepingBackup(path, content, `bak-${Date.now()}`);
-      return { path, changed, backupPath, actions: plan.actions, entriesWritten: plan.entries.length };
-    });
-  } finally {
-    closeSync(fd);
-  }
+  // On the file the path names once locked: another rewrite may have renamed a new one in.
+  return withCurrentFileLocked(path, (fd) => {
+    const { bytes, decoded } = readWholeFromFd(fd);
+    const plan = planRepair(path, decoded);
+    const content = Buffer.from(encodeSession(plan.header, plan.entries));
+    // Against the bytes it read, not the path's now: a line pi appended since is not a change.
+    const changed = !content.equals(bytes);
+    let backupPath: string | null = null;
+    let carriedLines = 0;
+    if (changed && !options.dryRun) {
+      backupPath = replaceKeepingBackup(path, content, `bak-${Date.now()}`);
+      carriedLines = carryLateLines(path, backupPath, bytes.length);
+    }
+    const entriesWritten = plan.entries.length;
+    return { path, changed, backupPath, actions: plan.actions, entriesWritten, carriedLines };
+  });
 }
 
 interface RepairPlan {

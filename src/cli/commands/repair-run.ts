@@ -57,6 +57,10 @@ function print(ctx: CommandContext, reports: Repaired[], failures: Failure[], dr
     const session = `· session ${report.sessionId ?? "(no header)"}`;
     ctx.print(`${verb} ${report.path} ${c.dim(`(${report.entriesWritten} entries) ${session}`)}`);
     for (const action of report.actions) ctx.print(`     ${action.kind} ${c.dim(action.message)}`);
+    if (report.carriedLines > 0)
+      ctx.print(
+        `     carried ${c.dim(`${report.carriedLines} line(s) another writer appended during the repair`)}`,
+      );
     if (report.backupPath) ctx.print(`     ${c.dim(`original kept at ${report.backupPath}`)}`);
   }
   for (const failure of failures) ctx.print(`${c.red("failed  ")} ${failure.path}: ${failure.message}`);
