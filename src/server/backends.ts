@@ -96,17 +96,30 @@ function withOps(backends: OpenedBackends, ops: Ops): Backends {
   return { ...backends, store, ops, blobs };
 }
 
-/** The blob store named by the options, else the embedded default: `blobs/` beside a SQLite file. */
+/** The blob store named by the options, else the embedded default (see `serverBlobLocation`). */
 async function openServerBlobs(
   options: BackendOptions,
   kind: string,
   storeAt: string,
 ): Promise<BlobStore | undefined> {
-  const file = kind === "sqlite" ? storeAt.replace(/^sqlite:/, "") : "";
-  const embedded = file && file !== ":memory:" ? defaultBlobLocation(dirname(resolve(file))) : undefined;
-  const location = options.blobs || embedded;
+  const location = serverBlobLocation(options.blobs, kind, storeAt);
   if (!location) return undefined;
   return openBlobStore(location, { s3Endpoint: options.s3Endpoint, s3PathStyle: options.s3PathStyle });
+}
+
+/**
+ * Where the server keeps the blobs of a store of `kind` at `storeAt`: `blobs` when named, else the
+ * embedded default, `blobs/` beside a SQLite file; none for PostgreSQL. `backup` and `restore` copy
+ * the same place.
+ */
+export function serverBlobLocation(
+  blobs: string | undefined,
+  kind: string,
+  storeAt: string,
+): string | undefined {
+  const file = kind === "sqlite" ? storeAt.replace(/^sqlite:/, "") : "";
+  const embedded = file && file !== ":memory:" ? defaultBlobLocation(dirname(resolve(file))) : undefined;
+  return blobs || embedded;
 }
 
 function closeBoth(shared: (() => unknown) | undefined, blobs: BlobStore | undefined) {

@@ -1,11 +1,9 @@
-import type { Server } from "node:http";
 import type { Hono } from "hono";
 import { buildApp } from "./app.js";
 import { openBackends } from "./backends.js";
 import { requestLimits } from "./limits/request-limits.js";
 import { SharedAuthenticator } from "./limits/shared-auth.js";
 import { type Listener, listen } from "./listen/listener.js";
-import { applyTimeouts } from "./ops/timeouts.js";
 import {
   DEFAULT_HOST,
   DEFAULT_LIMITS,
@@ -84,8 +82,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Session
     purgeExpired,
     async listen() {
       const host = options.host ?? DEFAULT_HOST;
-      listener = await listen(app, { host, port: options.port ?? DEFAULT_PORT, tls: options.tls });
-      applyTimeouts(listener.server as Server, options.timeouts);
+      const port = options.port ?? DEFAULT_PORT;
+      listener = await listen(app, { host, port, tls: options.tls, timeouts: options.timeouts });
       url = listener.url;
       return { url, port: listener.port };
     },

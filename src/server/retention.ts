@@ -2,6 +2,8 @@ import { runFlow, type StoreFlow } from "../store/engine/step.js";
 import type { PurgedSessions, SessionStore, TxSql } from "../store/store.js";
 import type { ServiceDb } from "./db/service-db.js";
 import { forgetSession, recordDeletion } from "./db/tx-rows.js";
+import { stderrSink } from "./ops/access-log.js";
+import { describeError, logLine } from "./ops/log-line.js";
 
 const DAY_MS = 86_400_000;
 
@@ -41,6 +43,10 @@ function* purgeRows(sql: TxSql, purged: PurgedSessions, via: string, at: string)
   }
 }
 
+/** A failed maintenance run as one JSON line on stderr, like every other line the server writes. */
+const logFailure = (error: unknown) =>
+  stderrSink(logLine("error", "maintenance failed", { error: describeError(error) }));
+
 /** Runs `task` every `intervalMs` (first run right away); failures are logged, never fatal. */
 export function startTimer(task: () => Promise<unknown>, intervalMs: number): () => Promise<void> {
   let running: Promise<unknown> | undefined;
@@ -48,7 +54,7 @@ export function startTimer(task: () => Promise<unknown>, intervalMs: number): ()
   const tick = () => {
     if (running || stopped) return;
     running = task()
-      .catch((error) => console.error("sessiontree maintenance failed:", error))
+      .catch(logFailure)
       .finally(() => {
         running = undefined;
       });

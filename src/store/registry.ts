@@ -1,6 +1,7 @@
 import { ValidationError } from "../core/errors.js";
 import type { JsonlStoreOptions } from "./jsonl/jsonl-store-config.js";
 import type { PostgresStoreOptions } from "./postgres/postgres-config.js";
+import { redactPassword } from "./redact-location.js";
 import type { SqliteStoreOptions } from "./sqlite/sqlite-config.js";
 import type { SessionStore } from "./store.js";
 
@@ -88,14 +89,19 @@ export function storeBackends(): StoreBackend[] {
   return [...registered.values()];
 }
 
-/** The backend whose location `location` is, or `invalid_argument` naming the forms there are. */
+/**
+ * The backend whose location `location` is, or `invalid_argument` naming the forms there are. The
+ * location is shown without its password: a mistyped database URL still holds a real one, and
+ * this message ends up on stderr, in the journal, in CI logs.
+ */
 export function resolveStoreBackend(location: string): StoreBackend {
   for (const backend of registered.values()) if (backend.accepts(location)) return backend;
   const forms = storeBackends().flatMap((backend) => backend.locations);
+  const shown = redactPassword(location);
   throw new ValidationError(
     "invalid_argument",
-    `No store backend takes ${JSON.stringify(location)}: use ${forms.join(", ")}`,
-    { details: { location } },
+    `No store backend takes ${JSON.stringify(shown)}: use ${forms.join(", ")}`,
+    { details: { location: shown } },
   );
 }
 

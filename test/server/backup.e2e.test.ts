@@ -6,29 +6,12 @@ import { after, describe, it } from "node:test";
 import { runBackup, runRestore } from "../../src/cli/commands/backup-run.js";
 import { createApiKey, openBackends, openServiceDb } from "../../src/server/index.js";
 import { startServeChild } from "../support/serve-child.js";
-import { call, userMessage } from "./helpers.js";
+import { call, quietly, userMessage } from "./helpers.js";
 
 const _CHILD = new URL("./cli-child.ts", import.meta.url).pathname;
 
 /** `sessiontree serve` in a process of its own: the writer the backup runs beside. */
 const serve = (data: string) => startServeChild(["--data", data, "--rate-limit", "0", "--no-access-log"]);
-
-/** Runs a backup-run function with console output captured; throws on a non-zero exit code. */
-async function quietly(work: () => Promise<void>): Promise<string> {
-  const printed: string[] = [];
-  const log = console.log;
-  const exitCode = process.exitCode;
-  console.log = (...parts: unknown[]) => printed.push(parts.join(" "));
-  process.exitCode = undefined;
-  try {
-    await work();
-    if (process.exitCode) throw new Error(`exit code ${process.exitCode}`);
-  } finally {
-    console.log = log;
-    process.exitCode = exitCode;
-  }
-  return printed.join("\n");
-}
 
 describe("sessiontree backup / restore (issue 16.15)", () => {
   const dir = mkdtempSync(join(tmpdir(), "st-backup-"));

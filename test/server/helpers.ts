@@ -124,3 +124,20 @@ const messages = messageMaker();
 export function userMessage(text: string): { type: string; [field: string]: unknown } {
   return { type: "message", message: messages.user(text) };
 }
+
+/** Runs an in-process CLI function with console output captured; throws on a non-zero exit code. */
+export async function quietly(work: () => Promise<void>): Promise<string> {
+  const printed: string[] = [];
+  const log = console.log;
+  const exitCode = process.exitCode;
+  console.log = (...parts: unknown[]) => printed.push(parts.join(" "));
+  process.exitCode = undefined;
+  try {
+    await work();
+    if (process.exitCode) throw new Error(`exit code ${process.exitCode}`);
+  } finally {
+    console.log = log;
+    process.exitCode = exitCode;
+  }
+  return printed.join("\n");
+}

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
-import { type Command, InvalidArgumentError } from "commander";
-import type { ServerOptions } from "../../server/index.js";
-import { parseDays, parseInteger } from "../option-parsers.js";
+import type { Command } from "commander";
+import type { ServerOptions, SessionTreeServer } from "../../server/index.js";
+import { UsageError } from "../exit.js";
+import { parseDays, parseHost, parseInteger } from "../option-parsers.js";
 import { databaseFromEnv, parseDuration } from "./keys.js";
 
 interface ServeFlags {
@@ -36,10 +37,13 @@ interface ServeFlags {
   viewer: boolean;
 }
 
+// The settings are checked in the action, after commander parsed them: a mistake found here is a
+// UsageError (exit 2, printed by main), not commander's own error, which main takes as printed.
+
 /** TLS, proxies and shutdown (src/server/listen/). */
 function listenOptions(flags: ServeFlags): Partial<ServerOptions> {
   if ((flags.tlsCert === undefined) !== (flags.tlsKey === undefined)) {
-    throw new InvalidArgumentError("--tls-cert and --tls-key go together");
+    throw new UsageError("--tls-cert and --tls-key go together");
   }
   const tls =
     flags.tlsCert && flags.tlsKey
@@ -79,7 +83,8 @@ function toOptions(flags: ServeFlags): ServerOptions {
   };
   // The secret is read from an environment variable, never from argv (visible in `ps`).
   const secret = flags.jwtSecretEnv ? process.env[flags.jwtSecretEnv] : undefined;
-  if (flags.jwtSecretEnv && !secret) throw new InvalidArgumentError(`${flags.jwtSecretEnv} is not set`);
+  if (flags.jwtSecretEnv && !secret)
+    throw new UsageError(`--jwt-secret-env names ${flags.jwtSecretEnv}, which is not set (or empty)`);
   if (secret || flags.jwtPublicKey) {
     options.jwt = {
       secret,
@@ -92,13 +97,32 @@ function toOptions(flags: ServeFlags): ServerOptions {
   return options;
 }
 
+/**
+ * Listens, or closes what `createServer` opened and rethrows: with the port in use the process
+ * then ends at once, not once a PostgreSQL pool's idle connections time out.
+ */
+async function listenOrClose(server: SessionTreeServer): Promise<{ url: string }> {
+  try {
+    return await server.listen();
+  } catch (error) {
+    await server.close().catch(() => {});
+    throw error;
+  }
+}
+
+/** What the start line says it serves from: the kind of database it opened, not how it was named. */
+function servedFrom(server: SessionTreeServer, flags: ServeFlags): string {
+  if (server.services.db.kind === "postgres") return "PostgreSQL";
+  return flags.database ? `SQLite at ${flags.database.replace(/^sqlite:/, "")}` : `SQLite in ${flags.data}`;
+}
+
 /** `sessiontree serve`: the multi-tenant HTTP service, until SIGINT/SIGTERM. */
 export function register(program: Command): void {
   program
     .command("serve")
     .description("run the multi-tenant session service (HTTP API, OpenAPI at /openapi.json)")
     .option("--port <port>", "port to listen on (0: any free port)", parseInteger(0, 65535), 7373)
-    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--host <host>", "interface to listen on (0.0.0.0 or :: for every one)", parseHost, "127.0.0.1")
     .option("--data <dir>", "data folder of the embedded SQLite database", "./.sessiontree")
     .option(
       "--database <url>",
@@ -158,17 +182,19 @@ export function register(program: Command): void {
       // Loaded on use, as in `purge-deleted`: the service brings the HTTP stack and the databases.
       const { createServer } = await import("../../server/index.js");
       const { plainHttpWarning } = await import("../../server/listen/listener.js");
+      const { logLine } = await import("../../server/ops/log-line.js");
       const options = toOptions(flags);
       if (flags.viewer) {
         const { mountServiceViewer } = await import("../../viewer/service-page.js");
         options.extend = (app) => mountServiceViewer(app);
       }
       const server = await createServer(options);
-      const { url } = await server.listen();
-      const where = flags.database ? "PostgreSQL" : `SQLite in ${flags.data}`;
-      console.log(`sessiontree listening on ${url} (${where})`);
+      const { url } = await listenOrClose(server);
+      // JSON like every line the server writes; scripts and tests look for `listening on URL ` in it.
+      const started = `sessiontree listening on ${url} (${servedFrom(server, flags)})`;
+      console.log(logLine("info", started, { url, database: server.services.db.kind }));
       const warning = plainHttpWarning(flags.host, options.tls !== undefined);
-      if (warning) console.error(warning);
+      if (warning) console.error(logLine("warn", warning));
       // SIGTERM drains (in-flight requests finish, keep-alives close) within the grace period;
       // should closing the databases hang after that, the process still ends.
       const stop = () => {

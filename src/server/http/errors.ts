@@ -10,7 +10,8 @@ export interface ErrorReply {
 
 /**
  * Core error codes → HTTP statuses. Every code must be listed, so a new code cannot reach a client
- * with a guessed status. A missing and a foreign session share one status and body.
+ * with a guessed status. A missing and a foreign session share one status and body. A code given a
+ * 5xx here reaches the client as `internal` only (toErrorReply).
  */
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   session_not_found: 404,
@@ -37,9 +38,16 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   io_error: 500,
 };
 
+/** What a client learns of a failure inside the server: that it happened, nothing of its cause. */
+const INTERNAL = { code: "internal", message: "Internal server error" } as const;
+
 /**
- * Turns anything thrown by a handler into a `{ code, message }` reply. Unknown errors become a
- * generic 500 whose message reveals nothing about the internals.
+ * Turns anything thrown by a handler into a `{ code, message }` reply. A core error the client
+ * caused says what it was; one of the server's own (a 5xx: a blob missing from storage, an I/O
+ * error, a schema too new) and unknown errors answer `INTERNAL` with their status, since their
+ * messages may hold paths, hashes or hosts. The cause is logged on the request's line
+ * (`sendError` in register.ts), with its request id. HttpErrors are built for the client as they
+ * are (503 not_ready).
  */
 export function toErrorReply(error: unknown): ErrorReply {
   if (error instanceof HttpError) {
@@ -61,6 +69,7 @@ export function toErrorReply(error: unknown): ErrorReply {
   }
   if (isSessionTreeError(error)) {
     const status = STATUS_BY_CODE[error.code];
+    if (status >= 500) return { status, body: { ...INTERNAL }, headers: {} };
     const message = error.code === "session_not_found" ? "Session not found" : error.message;
     return { status, body: { code: error.code, message }, headers: {} };
   }
@@ -68,7 +77,7 @@ export function toErrorReply(error: unknown): ErrorReply {
     const message = "The request holds data the database cannot store (e.g. a NUL character)";
     return { status: 400, body: { code: "invalid_argument", message }, headers: {} };
   }
-  return { status: 500, body: { code: "internal", message: "Internal server error" }, headers: {} };
+  return { status: 500, body: { ...INTERNAL }, headers: {} };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Context, Hono } from "hono";
 import type { Principal } from "../auth/principal.js";
 import { accessLine, stderrSink } from "../ops/access-log.js";
 import { checkQuotas, requestGrowth } from "../ops/quotas.js";
+import { cutOffOnFailure } from "../ops/stream-failure.js";
 import type { ServerServices } from "../services.js";
 import { parseJson, readBodyText, requireJsonContentType } from "./body.js";
 import { toErrorReply } from "./errors.js";
@@ -51,8 +52,10 @@ async function handleRequest(c: Context, route: AnyRoute, services: ServerServic
     return route.handle({ params, query, body, principal, ifMatch, idempotency, services });
   };
   if (idempotency !== undefined) return runKeyed(services, route, idempotency, run);
+  const reply = await run();
+  if (reply.body instanceof ReadableStream) cutOffOnFailure(reply.body, c, services.ops);
   // The request id goes in with the other headers, so the middleware need not add it afterwards.
-  const response = replyResponse(await run(), facts && { "X-Request-Id": facts.requestId });
+  const response = replyResponse(reply, facts && { "X-Request-Id": facts.requestId });
   if (facts) facts.idInResponse = true;
   return c.req.raw.method === "HEAD" ? withoutBody(response) : response;
 }

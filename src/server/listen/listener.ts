@@ -1,7 +1,10 @@
+import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Hono } from "hono";
+import type { HttpTimeouts } from "../ops/ops-options.js";
+import { applyTimeouts, timeoutCheckIntervalMs } from "../ops/timeouts.js";
 import { Drain } from "./drain.js";
 
 export interface ListenOptions {
@@ -9,6 +12,8 @@ export interface ListenOptions {
   port: number;
   /** PEM certificate chain and key: HTTPS (node:https) instead of plain HTTP. */
   tls?: { cert: string; key: string };
+  /** The listener's timeouts (node's defaults when unset). */
+  timeouts?: HttpTimeouts;
 }
 
 export interface Listener {
@@ -20,13 +25,18 @@ export interface Listener {
   close(graceMs: number): Promise<void>;
 }
 
-/** Serves `app` on host:port, over TLS when a certificate is given; resolves once listening. */
+/**
+ * Serves `app` on host:port, over TLS when a certificate is given, with the timeouts given (checked
+ * often enough to hold: see `timeoutCheckIntervalMs`); resolves once listening.
+ */
 export function listen(app: Hono, options: ListenOptions): Promise<Listener> {
   return new Promise((resolve, reject) => {
-    const { host, port, tls } = options;
+    const { host, port, tls, timeouts } = options;
+    // Read by node when the server starts listening: it cannot be changed afterwards.
+    const checking = { connectionsCheckingInterval: timeoutCheckIntervalMs(timeouts) };
     const secure = tls
-      ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key } }
-      : {};
+      ? { createServer: createHttpsServer, serverOptions: { ...checking, cert: tls.cert, key: tls.key } }
+      : { serverOptions: checking };
     let server: ServerType | undefined;
     const ready = (info: AddressInfo) => {
       const scheme = tls ? "https" : "http";
@@ -35,6 +45,7 @@ export function listen(app: Hono, options: ListenOptions): Promise<Listener> {
       resolve({ url, port: info.port, server: server as ServerType, close: (ms) => drain.close(ms) });
     };
     server = serve({ fetch: app.fetch, port, hostname: host, ...secure }, ready);
+    applyTimeouts(server as Server, timeouts);
     server.once("error", reject);
   });
 }

@@ -1,9 +1,10 @@
 import type { RequestFacts } from "../http/request-facts.js";
+import { describeError, type LoggedError, type LogLevel } from "./log-line.js";
 
 /** One line per request; `level` is "error" for a 5xx, whose cause is on the same line. */
 export interface AccessLine {
   time: string;
-  level: "info" | "warn" | "error";
+  level: LogLevel;
   msg: "request";
   requestId: string;
   method: string;
@@ -12,7 +13,7 @@ export interface AccessLine {
   status: number;
   durationMs: number;
   user?: string;
-  error?: { name: string; message: string; code?: string; at?: string };
+  error?: LoggedError;
 }
 
 export type LineSink = (line: string) => void;
@@ -45,17 +46,4 @@ export function accessLine(done: FinishedRequest, now = new Date()): AccessLine 
   if (facts.user) line.user = facts.user;
   if (status >= 500 && facts.error !== undefined) line.error = describeError(facts.error);
   return line;
-}
-
-function describeError(error: unknown): NonNullable<AccessLine["error"]> {
-  if (!(error instanceof Error)) return { name: "thrown", message: String(error) };
-  const code = (error as { code?: unknown }).code;
-  // The first frame says where; the whole stack would spread one failure over many lines.
-  const at = error.stack?.split("\n").find((frame) => frame.trimStart().startsWith("at "));
-  return {
-    name: error.name,
-    message: error.message,
-    ...(typeof code === "string" ? { code } : {}),
-    ...(at ? { at: at.trim() } : {}),
-  };
 }

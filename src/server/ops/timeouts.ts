@@ -17,3 +17,19 @@ export function applyTimeouts(
     server.headersTimeout = server.requestTimeout;
   }
 }
+
+/** Node cannot cut a slow client sooner than its check runs; checking more often than this buys nothing. */
+const CHECK_FLOOR_MS = 50;
+
+/**
+ * How often node looks for requests past their headers or request timeout: node's
+ * `connectionsCheckingInterval`, 30 s unless set, which let `--headers-timeout 1000` cut a slow
+ * client up to 30 s late. Every second, or twice per timeout for one shorter than two seconds;
+ * the check walks only connections with a request in progress, so once a second costs little.
+ */
+export function timeoutCheckIntervalMs(timeouts: HttpTimeouts = {}): number {
+  const set = [timeouts.headersMs, timeouts.requestMs].filter(
+    (ms): ms is number => ms !== undefined && ms > 0,
+  );
+  return Math.max(CHECK_FLOOR_MS, Math.min(1_000, ...set.map((ms) => Math.floor(ms / 2))));
+}
