@@ -4,6 +4,7 @@ import type { ProjectedContext } from "../core/context.js";
 import { projectContext } from "../core/context.js";
 import type { EntryDraft, SessionEntry, SessionHeader } from "../core/entry.js";
 import { NotFoundError } from "../core/errors.js";
+import { fileLeaf } from "../core/file-leaf.js";
 import type { SessionIssue } from "../core/issues.js";
 import type { AppendableMessage, ImageContent, TextContent } from "../core/messages.js";
 import type { SessionTree, SessionTreeNode } from "../core/tree.js";
@@ -245,6 +246,24 @@ export class SessionManager {
   appendDraft(draft: EntryDraft): SessionEntry {
     if (draft.type === "label") this.tree.requireEntry(draft.targetId);
     return this.backing.append(draft) ?? this.loaded().append(draft);
+  }
+
+  /**
+   * `appendDraft` under the leaf the session's file has as it is written (its last entry, or the
+   * entry its leaf marker names), not this manager's: the tree is caught up with other writers
+   * under the file's lock first. For a one-shot writer adding metadata to a session others may be
+   * writing (`sessiontree label`, `name`): its entry goes after theirs, so where the session
+   * resumes does not move back past an entry another process just appended. Not pi's API.
+   */
+  appendDraftAtFileLeaf(draft: EntryDraft): SessionEntry {
+    if (draft.type === "label") this.tree.requireEntry(draft.targetId);
+    const [entry] = this.loaded().write((tree) => {
+      const leaf = fileLeaf(tree);
+      if (leaf === null) tree.resetLeaf();
+      else tree.branch(leaf);
+      return [tree.append(draft)];
+    });
+    return entry as SessionEntry;
   }
 
   // ---- navigation ----

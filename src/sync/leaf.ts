@@ -1,4 +1,5 @@
-import { isLeafMarker, type SessionEntry } from "../core/entry.js";
+export { fileLeaf, isHiddenMarker } from "../core/file-leaf.js";
+
 import type { SessionTree } from "../core/tree.js";
 
 /**
@@ -12,23 +13,6 @@ import type { SessionTree } from "../core/tree.js";
 export type LeafMode = "auto" | "local" | "remote";
 
 export const LEAF_MODES: readonly LeafMode[] = ["auto", "local", "remote"];
-
-/**
- * The leaf a session file opens at, as pi and our reader see it: the last entry, or the parent of a
- * trailing leaf marker. (The reader's own leaf can lag: entries other writers appended join its
- * tree without moving it.)
- */
-export function fileLeaf(tree: SessionTree): string | null {
-  const stored = tree.getStoredEntries();
-  const last = stored[stored.length - 1];
-  if (!last) return null;
-  return isHiddenMarker(tree, last) ? last.parentId : last.id;
-}
-
-/** A leaf marker nobody built on: our bookkeeping, not history (never synced; the leaf is per copy). */
-export function isHiddenMarker(tree: SessionTree, entry: SessionEntry): boolean {
-  return isLeafMarker(entry) && tree.getEntry(entry.id) === undefined;
-}
 
 /** Whether `ancestor` is on the path root → `of` (null, before the root, is on every path). */
 export function isOnPath(tree: SessionTree, ancestor: string | null, of: string | null): boolean {

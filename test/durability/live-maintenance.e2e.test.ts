@@ -644,9 +644,7 @@ test("fixed: `sessiontree repair` of a clean session while pi appends: nothing t
 // entry another process appended and acknowledged just before stays on the resumed path, for ours
 // and for pi.
 
-test("`sessiontree label` while our agent appends hangs the label under a stale leaf: the session now resumes without the agent's last entry", {
-  todo: "label and name hang under the leaf they opened at; following the file's leaf under the lock is not done yet",
-}, async () => {
+test("fixed: `sessiontree label` while our agent appends hangs the label under a stale leaf: the session now resumes without the agent's last entry", async () => {
   const dir = testDir("label-leaf");
   const { path, u1 } = newSession(dir);
   const agent = await startAgent(dir, "agent", path, { kind: "ours" });
@@ -676,9 +674,7 @@ test("`sessiontree label` while our agent appends hangs the label under a stale 
   }
 });
 
-test("`sessiontree name` while pi appends: pi reopening the session no longer sees its own last message", {
-  todo: "label and name hang under the leaf they opened at; following the file's leaf under the lock is not done yet",
-}, async () => {
+test("fixed: `sessiontree name` while pi appends: pi reopening the session no longer sees its own last message", async () => {
   const dir = testDir("name-leaf");
   const { path } = newSession(dir);
   const pi = await startAgent(dir, "pi", path, { kind: "pi" });

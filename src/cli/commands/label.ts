@@ -31,7 +31,9 @@ export function register(program: Command, cli: Cli): void {
           } catch (error) {
             throw guard.explainEntryNotFound(ctx.location, entryRef, error);
           }
-          const labelEntryId = manager.appendLabelChange(id, text || undefined);
+          // Under the file's leaf as written: another process's last entry stays on the path.
+          const label = text || undefined;
+          const labelEntryId = manager.appendDraftAtFileLeaf({ type: "label", targetId: id, label }).id;
           if (ctx.json)
             return ctx.printJson({
               sessionId: manager.getSessionId(),

@@ -33,7 +33,8 @@ export function register(program: Command, cli: Cli): void {
       await ctx.withSession(
         options.session,
         (manager, path) => {
-          if (write) manager.appendSessionInfo(options.clear ? "" : text);
+          // Under the file's leaf as written: another process's last entry stays on the path.
+          if (write) manager.appendDraftAtFileLeaf({ type: "session_info", name: options.clear ? "" : text });
           const name = manager.getSessionName() ?? null;
           const sessionId = manager.getSessionId();
           if (ctx.json) return ctx.printJson({ sessionId, path, name, written: write });
