@@ -281,6 +281,19 @@ describe("the viewer in Chromium", () => {
         timestamp: new Date().toISOString(),
         message: { role: "user", content: hostile },
       },
+      {
+        // Another tool's file may leave a call's arguments out.
+        type: "message",
+        id: "bareCall1",
+        parentId: "hostile1",
+        timestamp: new Date().toISOString(),
+        message: {
+          role: "assistant",
+          content: [{ type: "toolCall", id: "c1", name: "list_files" }],
+          provider: "p",
+          model: "m",
+        },
+      },
     ] as SessionEntry[];
     const leafId = sm.getLeafId();
     const html = renderHtmlExport({ header: sm.getHeader() as SessionHeader, entries, leafId });
@@ -316,6 +329,11 @@ describe("the viewer in Chromium", () => {
       await exportPage.evaluate(() => (window as unknown as { __pwned?: number }).__pwned),
       undefined,
     );
+    await clickNode(exportPage, "bareCall1");
+    await waitForContext(exportPage, "bareCall1");
+    const call = (await exportPage.textContent("#entry .toolcall")) ?? "";
+    assert.ok(call.includes("list_files") && call.includes("{}"), `a call without arguments: ${call}`);
+    assert.ok(!call.includes("undefined"), `a call without arguments: ${call}`);
     assert.deepEqual(requests, [], "the export makes no network request");
     await clickNode(exportPage, ids.compaction);
     await waitForContext(exportPage, ids.compaction);

@@ -45,7 +45,8 @@ function blockView(block: unknown): HTMLElement {
   if (b.type === "toolCall") {
     const call = el("div", "toolcall");
     call.appendChild(el("div", "mono", `→ ${b.name}`));
-    call.appendChild(longText(JSON.stringify(b.arguments, null, 2), "pre"));
+    // Another tool's file may leave `arguments` out: shown as none, as `show` and the export do.
+    call.appendChild(longText(JSON.stringify(b.arguments ?? {}, null, 2), "pre"));
     return call;
   }
   return longText(JSON.stringify(b, null, 2), "pre");
