@@ -1,9 +1,9 @@
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
+import { KeyedQueue } from "../../core/keyed-queue.js";
 import type { SessionManagerLike, SessionTreeManager } from "../../session/session-manager-like.js";
 import type { History, HistoryHead, HistoryView } from "./history.js";
 import { retryOnRace } from "./retry.js";
-import { WriteQueue } from "./write-queue.js";
 
 /** sessiontree's manager also takes drafts as they are. */
 type DraftTaking = SessionManagerLike & Pick<SessionTreeManager, "appendDraft">;
@@ -19,7 +19,7 @@ function takesDrafts(manager: SessionManagerLike): manager is DraftTaking {
  * again, when another call moved it in between (the caller awaited between its read and its write).
  */
 export class ManagerHistory implements History {
-  private readonly writes = new WriteQueue();
+  private readonly writes = new KeyedQueue();
 
   constructor(readonly manager: SessionManagerLike) {}
 

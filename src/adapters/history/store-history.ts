@@ -1,5 +1,6 @@
 import type { EntryDraft, SessionEntry } from "../../core/entry.js";
 import { ConflictError, isSessionTreeError } from "../../core/errors.js";
+import { KeyedQueue } from "../../core/keyed-queue.js";
 import { stampDraft } from "../../core/stamp.js";
 import { openStore } from "../../store/registry.js";
 import type { CreateSessionInput, SessionStore, WriteResult } from "../../store/store.js";
@@ -8,7 +9,6 @@ import type { History, HistoryHead, HistoryView } from "./history.js";
 import { retryOnRace } from "./retry.js";
 import { sessionKey } from "./session-lru.js";
 import { ViewCache } from "./view-cache.js";
-import { WriteQueue } from "./write-queue.js";
 
 /** Entries per read of a session's entries: the store's largest page. */
 const ENTRY_PAGE = 5000;
@@ -28,7 +28,7 @@ export class StoreHandle {
   /** Their entries in storage order, extended by what was stored since. */
   readonly entries = new EntriesCache();
   /** The writes through this handle, one at a time per session (`History.update`). */
-  readonly writes = new WriteQueue();
+  readonly writes = new KeyedQueue();
 
   constructor(private readonly source: StoreOrLocation) {
     this.ownsStore = typeof source === "string";
