@@ -25,7 +25,8 @@ export class FsBlobStore implements BlobStore {
   async put(owner: string, bytes: Uint8Array): Promise<BlobRef> {
     const sha256 = sha256Hex(bytes);
     const path = this.pathOf(owner, sha256);
-    if (!existsSync(path)) {
+    // A blob of another size is damaged (cut short by a full disk, a copy): written again, whole.
+    if (statSync(path, { throwIfNoEntry: false })?.size !== bytes.byteLength) {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       writeAtomic(path, Buffer.from(bytes), { mode: 0o600 });
     }

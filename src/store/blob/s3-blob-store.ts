@@ -46,8 +46,9 @@ const CONNECTION_TIMEOUT_MS = 5_000;
  * Blobs as objects of an S3-compatible bucket: `<prefix><owner>/<ab>/<sha256>`. Credentials come
  * from the SDK's usual chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, profiles, roles).
  *
- * A put asks first whether the object exists (HEAD) and uploads only when it does not: no
- * conditional write is needed, so servers that ignore `If-None-Match` work too. Every get hashes
+ * A put asks first whether the object exists (HEAD) and uploads only when it does not, or when its
+ * size is not the blob's: no conditional write is needed, so servers that ignore `If-None-Match`
+ * work too. Every get hashes
  * the bytes it received.
  */
 export class S3BlobStore implements BlobStore {
@@ -83,7 +84,9 @@ export class S3BlobStore implements BlobStore {
 
   async put(owner: string, bytes: Uint8Array): Promise<BlobRef> {
     const sha256 = sha256Hex(bytes);
-    if (!(await this.has(owner, sha256))) {
+    // An object of another size is damaged (a server that does not write atomically, a copy
+    // tool): uploaded again, whole.
+    if ((await this.head(owner, sha256))?.size !== bytes.byteLength) {
       await this.client.send(
         new PutObjectCommand({
           Bucket: this.bucket,
@@ -110,12 +113,17 @@ export class S3BlobStore implements BlobStore {
   }
 
   async has(owner: string, sha256: string): Promise<boolean> {
+    return (await this.head(owner, sha256)) !== null;
+  }
+
+  /** The object as HEAD tells it (a server may leave its size out); null when there is none. */
+  private async head(owner: string, sha256: string): Promise<{ size?: number } | null> {
     const key = this.keyOf(owner, checkHash(sha256));
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return true;
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { size: head.ContentLength };
     } catch (error) {
-      if (isMissing(error)) return false;
+      if (isMissing(error)) return null;
       throw error;
     }
   }

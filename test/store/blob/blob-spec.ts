@@ -102,6 +102,17 @@ export function blobSpec(ctx: BlobSpecContext): void {
     await rejectsWithCode(ctx.store().get(owner, sha256), "blob_corrupt");
   });
 
+  it("a put over a blob cut short (or emptied) writes it whole again", async () => {
+    const owner = newOwner();
+    const bytes = Buffer.from("the whole payload, every byte of it");
+    const { sha256 } = await ctx.store().put(owner, bytes);
+    for (const damaged of [bytes.subarray(0, 9), new Uint8Array()]) {
+      await ctx.tamper(owner, sha256, damaged);
+      await ctx.store().put(owner, bytes);
+      assert.deepEqual(Buffer.from(await ctx.store().get(owner, sha256)), bytes);
+    }
+  });
+
   it("refuses a malformed hash as a missing blob, before it reaches a path or a key", async () => {
     const owner = newOwner();
     const { sha256 } = await ctx.store().put(owner, Buffer.from("x"));
