@@ -4,11 +4,15 @@
  * the process's peak resident memory. Only the implementation under test is imported.
  *
  * Usage: cold-child.ts <pi|ours|ours-cold|floor> <open-branch|open-context|open-tree|resume-append|list> <file>
+ *        cold-child.ts floor-lines <lines.json> <file>
  * `ours-cold` deletes the sidecar index first (a first open); `ours` opens with it present.
  * `floor` is the least an eager reader must do for any operation that needs every line's content:
  * read the file in 1 MiB chunks and keep `JSON.parse` of every line (no validation, no tree).
+ * `floor-lines` is the least a reader that knows which lines it needs must do (a context through the
+ * sidecar index): read and keep `JSON.parse` of the lines listed as `[offset, length]` pairs in
+ * lines.json (ascending), in reads of at least 1 MiB; the list is loaded before the clock starts.
  */
-import { closeSync, openSync, readSync, rmSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 
 const [impl, op, file] = process.argv.slice(2) as [string, string, string];
@@ -67,10 +71,31 @@ function parseAndKeepEveryLine(path: string): number {
   return kept.length;
 }
 
-if (impl === "floor") {
+/** The listed lines parsed and kept, nothing else: see `floor-lines` above. */
+function parseAndKeepLines(path: string, lines: readonly (readonly [number, number])[]): number {
+  const fd = openSync(path, "r");
+  const kept: unknown[] = [];
+  let window = Buffer.allocUnsafe(1 << 20);
+  let windowStart = 0;
+  let windowEnd = 0;
+  for (const [offset, length] of lines) {
+    if (offset < windowStart || offset + length > windowEnd) {
+      if (window.length < length) window = Buffer.allocUnsafe(length);
+      windowStart = offset;
+      windowEnd = offset + readSync(fd, window, 0, window.length, offset);
+    }
+    const at = offset - windowStart;
+    kept.push(JSON.parse(window.toString("latin1", at, at + length)));
+  }
+  closeSync(fd);
+  return kept.length;
+}
+
+if (impl === "floor" || impl === "floor-lines") {
+  const lines = impl === "floor-lines" ? (JSON.parse(readFileSync(op, "utf8")) as [number, number][]) : [];
   const cpu = process.cpuUsage();
   const start = performance.now();
-  const result = parseAndKeepEveryLine(file);
+  const result = impl === "floor" ? parseAndKeepEveryLine(file) : parseAndKeepLines(file, lines);
   const ms = performance.now() - start;
   const used = process.cpuUsage(cpu);
   const rssMiB = process.resourceUsage().maxRSS / 1024;

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { indexPathFor } from "../src/file/sidecar-index.js";
 import { openPathOnly } from "../src/session/context-resume.js";
@@ -34,7 +34,7 @@ export function coldRun(impl: string, op: string, file: string, timeoutMs = 600_
  */
 export function coldMedians(
   contenders: readonly string[],
-  op: string,
+  op: string | ((impl: string) => string),
   file: string,
   runs: number,
   before?: (impl: string) => void,
@@ -45,7 +45,7 @@ export function coldMedians(
     for (const impl of contenders) {
       if (failed.has(impl)) continue;
       before?.(impl);
-      const figure = coldRun(impl, op, file);
+      const figure = coldRun(impl, typeof op === "string" ? op : op(impl), file);
       if (figure === null) failed.add(impl);
       else figures[impl]?.push(figure);
     }
@@ -78,7 +78,19 @@ export function measureColdWholeReads(
   const withIndex = (impl: string) => {
     if (impl === "ours" && !existsSync(indexPathFor(workload.file))) openPathOnly(workload.file);
   };
-  const t = coldMedians(["pi", "ours-cold", "ours", "floor"], workload.op, workload.file, runs, withIndex);
+  // The lines an open with the index reads (for open-context: those of the path the context needs),
+  // for the floor of a reader that knows them.
+  const linesFile = `${workload.file}.lines.json`;
+  writeFileSync(linesFile, JSON.stringify(linesReadThroughIndex(workload.file, workload.op)));
+  const op = (impl: string) => (impl === "floor-lines" ? linesFile : workload.op);
+  const t = coldMedians(
+    ["pi", "ours-cold", "ours", "floor", "floor-lines"],
+    op,
+    workload.file,
+    runs,
+    withIndex,
+  );
+  rmSync(linesFile, { force: true });
   const pi = t.pi;
   const group = `cold whole reads, fresh process (${workload.label})`;
   const call = workload.op === "open-branch" ? "getBranch()" : "buildSessionContext()";
@@ -106,6 +118,16 @@ export function measureColdWholeReads(
       pi: pi?.rssMiB ?? null,
     });
   }
+  const floorLines = t["floor-lines"];
+  if (floorLines)
+    rows.push({
+      group,
+      what: "floor: read + JSON.parse of the lines an open with the index reads, values kept, nothing else (bench/cold-child.ts `floor-lines`)",
+      unit: "ms",
+      ours: floorLines.ms,
+      pi: pi?.ms ?? null,
+      note: `CPU ${floorLines.cpuMs.toFixed(0)} ms: the most a reader that parses those lines can reach against pi`,
+    });
   const floor = t.floor;
   if (floor)
     rows.push({
@@ -117,4 +139,28 @@ export function measureColdWholeReads(
       note: `CPU ${floor.cpuMs.toFixed(0)} ms: the most a reader that parses every line can reach against pi`,
     });
   return rows;
+}
+
+/**
+ * `[offset, length]` of each line an open through the index parses for `op`: the path's lines the
+ * context needs (open-context) or the whole path (open-branch), in file order.
+ */
+function linesReadThroughIndex(file: string, op: string): [number, number][] {
+  const resumed = openPathOnly(file);
+  const needed = new Set(resumed.entries.map((entry) => entry.id));
+  const refs = resumed.path.filter((ref) => op === "open-branch" || needed.has(ref.id));
+  const fd = openSync(file, "r");
+  const scratch = Buffer.allocUnsafe(1 << 20);
+  const lines = refs
+    .sort((a, b) => a.offset - b.offset)
+    .map((ref): [number, number] => {
+      for (let size = scratch.length; ; size *= 2) {
+        const bytes = size === scratch.length ? scratch : Buffer.allocUnsafe(size);
+        const got = readSync(fd, bytes, 0, size, ref.offset);
+        const newline = bytes.subarray(0, got).indexOf(10);
+        if (newline !== -1 || got < size) return [ref.offset, newline === -1 ? got : newline];
+      }
+    });
+  closeSync(fd);
+  return lines;
 }
