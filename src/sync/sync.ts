@@ -55,7 +55,8 @@ const SAVE_EVERY_MS = 1000;
  * stat'ed against the saved state, and one request compares the digest of what this copy last saw
  * of the service with the service's own; only sessions that moved on either side are then looked
  * at (session-sync.ts). A session that fails is reported and the others go on; a dropped
- * connection ends the run (the state saved so far is kept, and the next run resumes there).
+ * connection, or server errors on three sessions in a row, end the run (the state saved so far is
+ * kept, and the next run resumes there).
  */
 export async function syncRoot(options: SyncOptions): Promise<SyncReport> {
   const dryRun = options.dryRun === true;
@@ -91,17 +92,20 @@ export async function syncRoot(options: SyncOptions): Promise<SyncReport> {
       if (!dryRun) saveSyncState(statePath, state);
       savedAt = Date.now();
     };
+    let serverErrorsInARow = 0;
     try {
       for (const [i, work] of plan.work.entries()) {
         let result: Awaited<ReturnType<typeof syncSession>>;
         try {
           result = await syncSession(work, sessionOptions);
         } catch (error) {
-          if (endsTheRun(error)) throw error;
+          serverErrorsInARow = isServerError(error) ? serverErrorsInARow + 1 : 0;
+          if (endsTheRun(error) || serverErrorsInARow === SERVER_ERRORS_ENDING_THE_RUN) throw error;
           report.errors++;
           report.changed.push(failed(work.id, work.local?.path ?? null, error));
           continue;
         }
+        serverErrorsInARow = 0;
         record(report, result.report);
         if (result.state) state.sessions[work.id] = result.state;
         else delete state.sessions[work.id];
@@ -127,16 +131,25 @@ function record(report: SyncReport, session: SessionReport): void {
 
 /**
  * The service unreachable (fetch rejects with a TypeError), the credential refused, the rate limit
- * still reached after the retries, the server failing: no use trying the next session. Anything
- * else is about one session (its file, its data, its header, a quota its growth would pass: the
- * next session may only pull) and is reported with it.
+ * still reached after the retries, the service unavailable (503): no use trying the next session.
+ * Anything else is about one session (its file, its data, its header, a quota its growth would
+ * pass: the next session may only pull) and is reported with it. So is another server error (a
+ * 500), which may be about that session's data alone (a damaged payload in the service's storage):
+ * ending the run there would keep every later session from syncing, run after run.
  */
 function endsTheRun(error: unknown): boolean {
   if (error instanceof SessionTreeApiError) {
     if (error.code === "quota_exceeded") return false;
-    return error.status === 401 || error.status === 403 || error.status === 429 || error.status >= 500;
+    return error.status === 401 || error.status === 403 || error.status === 429 || error.status === 503;
   }
   return error instanceof TypeError;
+}
+
+/** Server errors in a row (no session synced between them) that end the run: the service is failing. */
+const SERVER_ERRORS_ENDING_THE_RUN = 3;
+
+function isServerError(error: unknown): boolean {
+  return error instanceof SessionTreeApiError && error.status >= 500;
 }
 
 function failed(id: string, path: string | null, error: unknown): SessionReport {
