@@ -12,6 +12,7 @@ import type { SessionManagerLike } from "../session/session-manager-like.js";
 import type { SessionBackend } from "./backend/backend.js";
 import { SessionManagerBackend } from "./backend/session-manager-backend.js";
 import { compactionDraft, leavingMessages } from "./compaction/compact.js";
+import { isContextOverflow } from "./compaction/overflow.js";
 import {
   type CompactionSettings,
   DEFAULT_COMPACTION_SETTINGS,
@@ -19,7 +20,7 @@ import {
 } from "./compaction/prepare.js";
 import { serializeConversation, summarize } from "./compaction/summarize.js";
 import { estimateContextTokens } from "./compaction/tokens.js";
-import type { AgentEvent, AgentListener } from "./events.js";
+import type { AgentEvent, AgentListener, CompactionReason } from "./events.js";
 import { runLoop } from "./loop.js";
 import type { PermissionPolicy } from "./permissions.js";
 import { type Provider, THINKING_LEVELS, type ThinkingLevel } from "./provider.js";
@@ -210,9 +211,21 @@ export class AgentSession {
     } finally {
       this.starting = false;
     }
+    const { outcome, start, end } = await this.runTurns(prompt, signal);
+    if (outcome && isContextOverflow(outcome) && !signal?.aborted) {
+      const retried = await this.retryAfterOverflow(signal);
+      if (retried) return retried.outcome;
+    }
+    if (prompt && outcome?.stopReason === "error") await this.rewindFailedPrompt(start, end);
+    return outcome;
+  }
+
+  /** The loop from the current leaf (and `prompt`); `start` and `end`: the leaf before and after. */
+  private async runTurns(prompt: UserMessage | undefined, signal?: AbortSignal) {
     const start = this.backend.leafId();
     this.running = { anchor: start };
     let outcome: AssistantMessage | undefined;
+    let end: string | null = null;
     try {
       const provider = this.providerFor(this.model.provider, true);
       const config = {
@@ -230,13 +243,30 @@ export class AgentSession {
         emit: (e: AgentEvent) => this.onEvent(e),
       };
       outcome = await runLoop(config, hooks, prompt, signal);
-      return outcome;
     } finally {
       await this.queue.drain();
-      const end = this.running?.anchor ?? null;
+      end = this.running?.anchor ?? null;
       this.running = undefined;
-      if (prompt && outcome?.stopReason === "error") await this.rewindFailedPrompt(start, end);
     }
+    return { outcome, start, end };
+  }
+
+  /**
+   * The provider refused the context as over the model's window, though the estimate let the
+   * prompt go: with automatic compaction on (`contextWindow`), compacts and runs once more from the
+   * compacted context, as pi does. Null when it does not apply, there is nothing to compact or the
+   * compaction failed: the provider's error stands.
+   */
+  private async retryAfterOverflow(signal?: AbortSignal) {
+    this.starting = true;
+    let entryId: string | undefined;
+    try {
+      const tokens = estimateContextTokens((await this.keptContext()).messages);
+      entryId = await this.compactAutomatically("overflow", tokens, signal);
+    } finally {
+      this.starting = false;
+    }
+    return entryId === undefined ? null : this.runTurns(undefined, signal);
   }
 
   /**
@@ -337,22 +367,38 @@ export class AgentSession {
   }
 
   private async maybeAutoCompact(signal?: AbortSignal): Promise<void> {
-    const option = this.options.contextWindow;
-    const window = typeof option === "function" ? option(this.getModel()) : option;
+    const window = this.contextWindow();
     if (!window) return;
     const tokens = estimateContextTokens((await this.keptContext()).messages);
     if (tokens <= window - this.compactionSettings().reserveTokens) return;
-    // Over the line with nothing older than the kept window (one huge turn): nothing to announce.
-    if (!prepareCompaction(await this.backend.path(), this.compactionSettings())) return;
-    await this.onEvent({ type: "compaction_start", reason: "auto", tokens, contextWindow: window });
+    // A failed summary writes nothing (see compact); the prompt still goes, and the user knows.
+    await this.compactAutomatically("auto", tokens, signal);
+  }
+
+  /**
+   * An automatic compaction, announced by events: the entry written; undefined when automatic
+   * compaction is off, there is nothing to compact (one huge turn: then nothing is announced) or
+   * the summary failed (reported in `compaction_end`).
+   */
+  private async compactAutomatically(reason: CompactionReason, tokens: number, signal?: AbortSignal) {
+    const window = this.contextWindow();
+    if (!window || !prepareCompaction(await this.backend.path(), this.compactionSettings())) return undefined;
+    await this.onEvent({ type: "compaction_start", reason, tokens, contextWindow: window });
     try {
       const entryId = await this.compact({ signal });
-      await this.onEvent({ type: "compaction_end", reason: "auto", entryId });
+      await this.onEvent({ type: "compaction_end", reason, entryId });
+      return entryId;
     } catch (error) {
-      // A failed summary writes nothing (see compact); the prompt still goes, and the user knows.
       const message = error instanceof Error ? error.message : String(error);
-      await this.onEvent({ type: "compaction_end", reason: "auto", entryId: undefined, error: message });
+      await this.onEvent({ type: "compaction_end", reason, entryId: undefined, error: message });
+      return undefined;
     }
+  }
+
+  /** The current model's context window (`contextWindow`); undefined: no automatic compaction. */
+  private contextWindow(): number | undefined {
+    const option = this.options.contextWindow;
+    return (typeof option === "function" ? option(this.getModel()) : option) || undefined;
   }
 
   private compactionSettings(): CompactionSettings {

@@ -25,14 +25,21 @@ export type AgentEvent =
    * is not sent again with the next one. Its entries stay in the tree, on a side branch.
    */
   | { type: "prompt_rewound"; userEntryId: string; leafId: string | null }
-  /** The context neared `contextWindow`: a compaction starts before the prompt is sent. */
-  | { type: "compaction_start"; reason: "auto"; tokens: number; contextWindow: number }
+  /**
+   * An automatic compaction starts: `auto`, the context neared `contextWindow` (before the prompt
+   * is sent); `overflow`, the provider refused the context as over the model's window (the run
+   * goes on once from the compacted context).
+   */
+  | { type: "compaction_start"; reason: CompactionReason; tokens: number; contextWindow: number }
   /**
    * The automatic compaction ended: `entryId` is the `compaction` entry written, undefined when
-   * there was nothing to compact or it failed (`error`; the prompt is still sent).
+   * there was nothing to compact or it failed (`error`; an `auto` prompt is still sent, an
+   * `overflow` run ends with the provider's error).
    */
-  | { type: "compaction_end"; reason: "auto"; entryId: string | undefined; error?: string }
+  | { type: "compaction_end"; reason: CompactionReason; entryId: string | undefined; error?: string }
   | { type: "error"; message: string };
+
+export type CompactionReason = "auto" | "overflow";
 
 /** Listeners may be async; the loop waits for each before going on, so their writes stay in order. */
 export type AgentListener = (event: AgentEvent) => void | Promise<void>;
