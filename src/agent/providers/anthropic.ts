@@ -8,7 +8,7 @@ import {
   usageOf,
   zeroUsage,
 } from "../provider.js";
-import { responseError, streamError, thrownError, truncatedError } from "./faults.js";
+import { eventStreamOf, streamError, thrownError, truncatedError } from "./faults.js";
 import { readSse } from "./sse.js";
 import { parseToolArguments } from "./tool-arguments.js";
 
@@ -64,11 +64,12 @@ export class AnthropicProvider implements Provider {
     try {
       const body = this.requestBody(request).body;
       const response = await fetch(`${baseUrl}/v1/messages`, { method: "POST", headers, body, signal });
-      if (!response.ok || !response.body) {
-        yield await responseError(response);
+      const stream = await eventStreamOf(response);
+      if ("type" in stream) {
+        yield stream;
         return;
       }
-      for await (const event of readSse(response.body)) {
+      for await (const event of readSse(stream)) {
         const data = JSON.parse(event.data) as AnthropicEvent;
         if (data.type === "error") {
           yield streamError(data.error, usage());

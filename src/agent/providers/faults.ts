@@ -33,6 +33,28 @@ export async function responseError(response: Response): Promise<ProviderErrorEv
 }
 
 /**
+ * The event stream of an answer to a streamed request, or the error it is instead: not 2xx, no
+ * body, or a 2xx whose content type says it is something else (a proxy's or a captive portal's
+ * HTML page, a base URL that points at a web site, a server that ignored `stream: true`). Such a
+ * 2xx fails the same way every time: it is not retried, and its error names what came instead.
+ */
+export async function eventStreamOf(
+  response: Response,
+): Promise<ReadableStream<Uint8Array> | ProviderErrorEvent> {
+  if (!response.ok || !response.body) return responseError(response);
+  const type = response.headers.get("content-type");
+  if (type === null || /^\s*text\/event-stream/i.test(type)) return response.body;
+  const text = await response.text().catch(() => "");
+  return {
+    type: "error",
+    message: `HTTP ${response.status} answered with ${type}, not an event stream (is the base URL right?)${text ? `: ${text.slice(0, 500)}` : ""}`,
+    aborted: false,
+    status: response.status,
+    retryable: false,
+  };
+}
+
+/**
  * A thrown fetch or body-read failure: an abort when our signal fired, else a dropped connection
  * (fetch's "fetch failed", undici's "terminated", ECONNRESET…), which another attempt may survive.
  */

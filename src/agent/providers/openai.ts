@@ -8,7 +8,7 @@ import {
   usageOf,
   zeroUsage,
 } from "../provider.js";
-import { responseError, streamError, thrownError, truncatedError } from "./faults.js";
+import { eventStreamOf, streamError, thrownError, truncatedError } from "./faults.js";
 import { readSse } from "./sse.js";
 import { parseToolArguments } from "./tool-arguments.js";
 
@@ -59,11 +59,12 @@ export class OpenAiProvider implements Provider {
     try {
       const body = this.requestBody(request).body;
       const response = await fetch(`${baseUrl}/chat/completions`, { method: "POST", headers, body, signal });
-      if (!response.ok || !response.body) {
-        yield await responseError(response);
+      const stream = await eventStreamOf(response);
+      if ("type" in stream) {
+        yield stream;
         return;
       }
-      for await (const event of readSse(response.body)) {
+      for await (const event of readSse(stream)) {
         if (event.data === "[DONE]") {
           sawDone = true;
           break;
