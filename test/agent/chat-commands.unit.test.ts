@@ -105,6 +105,29 @@ describe("the renderer with colours on or off", () => {
   }
 });
 
+describe("compaction notices", () => {
+  function notice(event: AgentEvent): string {
+    let printed = "";
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        printed += chunk.toString();
+        done();
+      },
+    });
+    new ChatRenderer(output, { colors: pc.createColors(false) }).onEvent(event);
+    return printed;
+  }
+
+  test("before a prompt, and after the model refused the context as too long", () => {
+    const start = { type: "compaction_start", tokens: 6389, contextWindow: 8000 } as const;
+    assert.equal(notice({ ...start, reason: "auto" }), "[context ~6,389 of 8,000 tokens: compacting…]\n");
+    assert.equal(
+      notice({ ...start, reason: "overflow" }),
+      "[the model refused the context as too long (~6,389 of 8,000 tokens estimated): compacting, then trying again…]\n",
+    );
+  });
+});
+
 describe("resume shows where you are", () => {
   test("the last turns, and a reply a crash cut short", async () => {
     const manager = SessionManager.create(cwd, undefined, { root });

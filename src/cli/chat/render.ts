@@ -104,8 +104,11 @@ function noticeOf(event: AgentEvent, colors: Colors): string | undefined {
       return colors.dim(`[${label}] ${firstLines(terminalSafe(messageText(event.result)), 3, 300)}`);
     }
     case "compaction_start":
+      // After an overflow the estimate was under the window, yet the model refused: say so.
       return colors.yellow(
-        `[context ~${number(event.tokens)} of ${number(event.contextWindow)} tokens: compacting…]`,
+        event.reason === "overflow"
+          ? `[the model refused the context as too long (~${number(event.tokens)} of ${number(event.contextWindow)} tokens estimated): compacting, then trying again…]`
+          : `[context ~${number(event.tokens)} of ${number(event.contextWindow)} tokens: compacting…]`,
       );
     case "compaction_end":
       if (event.error)
