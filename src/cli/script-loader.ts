@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import vm from "node:vm";
 import { cacheRoot, writeCacheFile } from "../file/cache-dir.js";
@@ -47,10 +47,22 @@ type ScriptFunction = (
   importMetaResolve: (spec: string) => string,
 ) => void;
 
+/**
+ * What makes a chunk's code a function of the loader's arguments. The build writes each script
+ * already wrapped (scripts/bundle-cli-scripts.mjs, the same two strings), so the source is handed
+ * to V8 as read: wrapping it here made a copy of every script on every run.
+ */
 const WRAPPER = [
   "(function (exports, require, module, __importChunk, __importMetaUrl, __importMetaResolve) {",
   "\n})",
-];
+] as const;
+
+/** `source` as a function expression: as it is when the build wrapped it. */
+function wrapped(source: string): string {
+  return source.startsWith(WRAPPER[0]) && source.endsWith(WRAPPER[1])
+    ? source
+    : WRAPPER[0] + source + WRAPPER[1];
+}
 const nodeRequire = createRequire(import.meta.url);
 
 /**
@@ -72,12 +84,24 @@ class ScriptLoader {
   private readonly loaded = new Map<string, Loaded>();
   /** Packages' module namespaces, as a chunk's `require` of them answers. */
   private readonly packages = new Map<string, Exports>();
+  /**
+   * The folder of the ES chunks (the scripts' parent), as a path and as a URL, each ending in a
+   * separator: a chunk's name (esbuild's `[name]-[hash].js`, no separator, nothing a URL escapes)
+   * is appended, rather than joined and converted for each of the twenty chunks a command runs.
+   */
+  private readonly chunkDir: string;
+  private readonly chunkUrl: string;
 
   constructor(
     private readonly dir: string,
     private readonly manifest: Manifest,
     private readonly cacheDir: string | null,
-  ) {}
+  ) {
+    const chunks = dirname(dir);
+    this.chunkDir = chunks.endsWith(sep) ? chunks : `${chunks}${sep}`;
+    const url = pathToFileURL(chunks).href;
+    this.chunkUrl = url.endsWith("/") ? url : `${url}/`;
+  }
 
   /** A chunk and what it imports, once the packages they import are loaded. */
   async importChunk(spec: string): Promise<Exports> {
@@ -121,10 +145,10 @@ class ScriptLoader {
   private requireChunk(name: string): Exports {
     const done = this.loaded.get(name);
     if (done) return done.module.exports;
-    const path = join(this.dir, name);
+    const path = `${this.dir}${sep}${name}`;
     const { source, cachePath } = this.readScript(path, name);
     const cachedData = cachePath === null ? undefined : readCache(cachePath);
-    const script = new vm.Script(WRAPPER[0] + source + WRAPPER[1], {
+    const script = new vm.Script(wrapped(source), {
       filename: path,
       cachedData,
       importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
@@ -132,8 +156,8 @@ class ScriptLoader {
     const module = { exports: {} as Exports };
     const cacheUsed = cachedData !== undefined && !script.cachedDataRejected;
     this.loaded.set(name, { module, script, cachePath, cacheUsed });
-    const url = pathToFileURL(join(this.dir, "..", name)).href;
-    ran.push(fileURLToPath(url));
+    const url = `${this.chunkUrl}${name}`;
+    ran.push(`${this.chunkDir}${name}`);
     const run = script.runInThisContext() as ScriptFunction;
     run(
       module.exports,

@@ -22,6 +22,15 @@ const ANY_UNSAFE = new RegExp(UNSAFE_CLASS);
 const UNSAFE = new RegExp(UNSAFE_CLASS, "g");
 /** The program's own colours, or one unsafe character. */
 const SGR_OR_UNSAFE = new RegExp(`(\\u001b\\[[0-9;]*m)|${UNSAFE_CLASS}`, "g");
+/**
+ * What `SGR_OR_UNSAFE` would show as an escape: an unsafe character other than ESC, or an ESC that
+ * does not start a colour. Text without one is its own `colourOnly`: one scan, not a replace that
+ * calls back for each of the thousands of colours in a coloured transcript.
+ */
+const UNSAFE_NOT_SGR = new RegExp(
+  // The unsafe class with ESC (U+001B) cut out of its C0 range, or an ESC not followed by `[…m`.
+  `${UNSAFE_CLASS.replace("\\u000b-\\u001f", "\\u000b-\\u001a\\u001c-\\u001f")}|\\u001b(?!\\[[0-9;]*m)`,
+);
 
 /** `text` with every control character but `\n` and `\t` shown as an escape. */
 export function terminalSafe(text: string): string {
@@ -50,7 +59,7 @@ export function terminalGuarded(io: CliIO, { guardOut = true } = {}): CliIO {
 
 /** `text` with every control character but `\n`, `\t` and colours (SGR) shown as an escape. */
 export function colourOnly(text: string): string {
-  if (!ANY_UNSAFE.test(text)) return text;
+  if (!UNSAFE_NOT_SGR.test(text)) return text;
   return text.replace(SGR_OR_UNSAFE, (match, sgr: string | undefined) => sgr ?? visible(match));
 }
 

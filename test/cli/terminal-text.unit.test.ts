@@ -52,3 +52,57 @@ describe("colourOnly: the net over a command's output", () => {
     assert.deepEqual(JSON.parse(shown), value);
   });
 });
+
+describe("colourOnly: a text with nothing to show is returned as it is, in one scan", () => {
+  /** The net as it was first written: every colour and unsafe character replaced, one by one. */
+  function colourOnlyByReplace(text: string): string {
+    const unsafe =
+      "[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]";
+    return text.replace(
+      new RegExp(`(\\u001b\\[[0-9;]*m)|${unsafe}`, "g"),
+      (match, sgr: string | undefined) => sgr ?? `\\u${match.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
+  }
+
+  it("shows exactly what a replace of every colour and control would, over many mixed texts", () => {
+    let state = 7;
+    const next = () => {
+      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+      return state / 2 ** 32;
+    };
+    const pieces = [
+      "word ",
+      "\n",
+      "\t",
+      "\u001b[2m",
+      "\u001b[22m",
+      "\u001b[1;31m",
+      "\u001b[m",
+      "\u001b",
+      "\u001b[",
+      "\u001b[2",
+      "\u001b[2J",
+      "\u001b]0;t\u0007",
+      "\u009b",
+      "\u007f",
+      "\r",
+      "\u202e",
+      "\u2066",
+      "·",
+      "😀",
+      "[2m",
+    ];
+    for (let n = 0; n < 2_000; n++) {
+      let text = "";
+      const length = Math.floor(next() * 12);
+      for (let i = 0; i < length; i++) text += pieces[Math.floor(next() * pieces.length)];
+      assert.equal(colourOnly(text), colourOnlyByReplace(text), JSON.stringify(text));
+    }
+  });
+
+  it("a coloured transcript of safe text is the same string", () => {
+    const text =
+      `${colours.dim("──")} ${colours.bold(colours.green("assistant"))}\n${colours.dim("│ x")}\n`.repeat(50);
+    assert.equal(colourOnly(text), text);
+  });
+});

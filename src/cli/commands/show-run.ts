@@ -48,15 +48,20 @@ export async function runShow(
   const model = context.model
     ? [context.model.provider, context.model.modelId].filter(Boolean).join("/") || "unknown"
     : "none";
-  ctx.print(
+  // The header, a blank line, the transcript (or that there is none): one array, joined once and
+  // written at once (a transcript of a long session is hundreds of kilobytes).
+  const lines = [
     c.dim(
       terminalSafe(
         `session ${sessionId} · at ${at ?? "(before the first entry)"} · model ${model} · thinking ${context.thinkingLevel} · ${context.messages.length} messages`,
       ),
     ),
     "",
-  );
-  const lines = renderContext(context, { colors: c, width: ctx.io.columns, maxLines: options.full ? 0 : 12 });
-  ctx.io.out(lines.length > 0 ? `${lines.join("\n")}\n` : `${c.dim("(no messages)")}\n`);
+  ];
+  renderContext(context, { colors: c, width: ctx.io.columns, maxLines: options.full ? 0 : 12 }, lines);
+  if (lines.length === 2) lines.push(c.dim("(no messages)"));
+  // A last empty line: the join ends with a newline, and the text is not copied once more to add one.
+  lines.push("");
+  ctx.io.out(lines.join("\n"));
   for (const warning of context.warnings) ctx.io.err(`${c.yellow("warning")} ${warning.message}\n`);
 }
