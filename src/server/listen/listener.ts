@@ -6,6 +6,7 @@ import type { Hono } from "hono";
 import type { HttpTimeouts } from "../ops/ops-options.js";
 import { applyTimeouts, timeoutCheckIntervalMs } from "../ops/timeouts.js";
 import { Drain } from "./drain.js";
+import { InFlight } from "./in-flight.js";
 
 export interface ListenOptions {
   host: string;
@@ -21,7 +22,10 @@ export interface Listener {
   port: number;
   /** The node:http (or node:https) server, for its timeouts. */
   server: ServerType;
-  /** Stops accepting, lets in-flight requests finish for up to `graceMs`, then cuts what is left. */
+  /**
+   * Stops accepting, lets in-flight requests finish for up to `graceMs`, then cuts what is left;
+   * resolves once no handler is running either (within the same grace period).
+   */
   close(graceMs: number): Promise<void>;
 }
 
@@ -38,13 +42,21 @@ export function listen(app: Hono, options: ListenOptions): Promise<Listener> {
       ? { createServer: createHttpsServer, serverOptions: { ...checking, cert: tls.cert, key: tls.key } }
       : { serverOptions: checking };
     let server: ServerType | undefined;
+    const handlers = new InFlight();
     const ready = (info: AddressInfo) => {
       const scheme = tls ? "https" : "http";
       const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
       const drain = new Drain(server as ServerType);
-      resolve({ url, port: info.port, server: server as ServerType, close: (ms) => drain.close(ms) });
+      // The connections first (answers still owed go out), then the handlers still running.
+      const close = async (graceMs: number) => {
+        const started = Date.now();
+        await drain.close(graceMs);
+        await handlers.idle(Math.max(0, graceMs - (Date.now() - started)));
+      };
+      resolve({ url, port: info.port, server: server as ServerType, close });
     };
-    server = serve({ fetch: app.fetch, port, hostname: host, ...secure }, ready);
+    const fetch: typeof app.fetch = (...args) => handlers.track(app.fetch(...args));
+    server = serve({ fetch, port, hostname: host, ...secure }, ready);
     applyTimeouts(server as Server, timeouts);
     server.once("error", reject);
   });
