@@ -1,16 +1,18 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { InvalidArgumentError } from "commander";
 import type { BlobMaintenance } from "../../store/blob/blob-maintenance.js";
 import { defaultBlobLocation, openBlobStore } from "../../store/blob/open-blob-store.js";
 import { openStore } from "../../store/registry.js";
+import { UsageError } from "../exit.js";
 import type { ArchiveFlags } from "./archive.js";
 
 /** The work of `sessiontree archive`: one of archive, restore or collect, on the service's store. */
 export async function runArchive(flags: ArchiveFlags): Promise<void> {
   const chosen = [flags.olderThan !== undefined, flags.restore === true, flags.collect === true];
   if (chosen.filter(Boolean).length !== 1) {
-    throw new InvalidArgumentError("give exactly one of --older-than <duration>, --restore, --collect");
+    // UsageError, not commander's InvalidArgumentError: thrown from an action, commander's error is
+    // taken for one it has already printed (main.ts), and the command exited 2 saying nothing.
+    throw new UsageError("give exactly one of --older-than <duration>, --restore, --collect");
   }
   const blobs = await openBlobStore(flags.blobs ?? defaultBlobLocation(flags.data), {
     s3Endpoint: flags.s3Endpoint,
@@ -20,8 +22,7 @@ export async function runArchive(flags: ArchiveFlags): Promise<void> {
   try {
     await store.init();
     const maintenance = (store as { blobs?: BlobMaintenance | null }).blobs;
-    if (!maintenance)
-      throw new InvalidArgumentError(`a ${store.kind} store keeps no blobs: use SQLite or PostgreSQL`);
+    if (!maintenance) throw new UsageError(`a ${store.kind} store keeps no blobs: use SQLite or PostgreSQL`);
     const report = await work(maintenance, flags);
     console.log(flags.json ? JSON.stringify(report) : report.line);
   } finally {

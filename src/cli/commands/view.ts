@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { defaultPiAgentDir } from "../../file/paths.js";
-import { UsageError } from "../exit.js";
+import { parseInteger } from "../option-parsers.js";
 
 /**
  * The viewer's default port, for the help text: viewer/serve.ts's DEFAULT_VIEWER_PORT, which cannot
@@ -13,7 +13,7 @@ interface ViewOptions {
   root?: string;
   /** `--pi` alone: pi's default directory; `--pi DIR`: that one. */
   pi?: string | boolean;
-  port?: string;
+  port?: number;
   open?: boolean;
 }
 
@@ -25,7 +25,11 @@ export function register(program: Command): void {
   const command = program
     .command("view")
     .description("open the session tree viewer in the browser (sessiontree's sessions and pi's)")
-    .option("-p, --port <n>", `port on 127.0.0.1 (0: any free port; default ${VIEWER_PORT_HELP})`)
+    .option(
+      "-p, --port <n>",
+      `port on 127.0.0.1 (0: any free port; default ${VIEWER_PORT_HELP})`,
+      parseInteger(0, 65535),
+    )
     .option("--no-open", "print the address without opening a browser");
   const has = (flag: string) => program.options.some((o) => o.long === flag);
   if (!has("--root"))
@@ -34,7 +38,7 @@ export function register(program: Command): void {
     command.option("--pi [dir]", "pi's agent directory (default: $PI_CODING_AGENT_DIR or ~/.pi/agent)");
   command.action(async (_options: ViewOptions, cmd: Command) => {
     const options = cmd.optsWithGlobals<ViewOptions>();
-    const port = options.port === undefined ? undefined : parsePort(options.port);
+    const port = options.port;
     // Loaded on use: the viewer brings the HTTP server.
     const { createLocalSource } = await import("../../viewer/local-source.js");
     const { startViewer } = await import("../../viewer/serve.js");
@@ -48,14 +52,6 @@ export function register(program: Command): void {
     process.stdout.write("Press Ctrl+C to stop.\n");
     if (options.open !== false) await openBrowser(viewer.url);
   });
-}
-
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--port must be a number from 0 to 65535, got "${text}"`);
-  }
-  return port;
 }
 
 /**
