@@ -118,26 +118,22 @@ export function measureColdWholeReads(
       pi: pi?.rssMiB ?? null,
     });
   }
-  const floorLines = t["floor-lines"];
-  if (floorLines)
+  // The floors: what parsing (and keeping) the lines alone costs, beside pi.
+  for (const [impl, lines, which] of [
+    ["floor-lines", "the lines an open with the index reads", "those lines"],
+    ["floor", "every line", "every line"],
+  ] as const) {
+    const floor = t[impl];
+    if (!floor) continue;
     rows.push({
       group,
-      what: "floor: read + JSON.parse of the lines an open with the index reads, values kept, nothing else (bench/cold-child.ts `floor-lines`)",
-      unit: "ms",
-      ours: floorLines.ms,
-      pi: pi?.ms ?? null,
-      note: `CPU ${floorLines.cpuMs.toFixed(0)} ms: the most a reader that parses those lines can reach against pi`,
-    });
-  const floor = t.floor;
-  if (floor)
-    rows.push({
-      group,
-      what: "floor: read + JSON.parse of every line, values kept, nothing else (bench/cold-child.ts `floor`)",
+      what: `floor: read + JSON.parse of ${lines}, values kept, nothing else (bench/cold-child.ts \`${impl}\`)`,
       unit: "ms",
       ours: floor.ms,
       pi: pi?.ms ?? null,
-      note: `CPU ${floor.cpuMs.toFixed(0)} ms: the most a reader that parses every line can reach against pi`,
+      note: `CPU ${floor.cpuMs.toFixed(0)} ms: the most a reader that parses ${which} can reach against pi`,
     });
+  }
   return rows;
 }
 

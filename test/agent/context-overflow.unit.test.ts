@@ -6,22 +6,13 @@
  * providers and loopback fakes that refuse what the real APIs refuse.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { isContextOverflow } from "../../src/agent/compaction/overflow.js";
-import {
-  type AgentEvent,
-  AgentSession,
-  type AgentSessionOptions,
-  AnthropicProvider,
-  OpenAiProvider,
-} from "../../src/agent/index.js";
+import { type AgentEvent, AgentSession, type AgentSessionOptions } from "../../src/agent/index.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { type FakeAnthropic, startFakeAnthropic } from "./fixtures/fake-anthropic.js";
-import { type FakeOpenAi, startFakeOpenAi } from "./fixtures/fake-openai.js";
+import { type Api, fakeApis } from "./fixtures/fake-apis.js";
 import type { Fault } from "./fixtures/faults.js";
-
-type Api = "openai" | "anthropic";
 
 /** The bodies the APIs answer a context over the window with (HTTP 400). */
 const OVERFLOW_BODY: Record<Api, unknown> = {
@@ -41,25 +32,12 @@ const OVERFLOW_BODY: Record<Api, unknown> = {
 };
 const overflow = (api: Api): Fault => ({ kind: "status", status: 400, body: OVERFLOW_BODY[api] });
 
-let openai: FakeOpenAi;
-let anthropic: FakeAnthropic;
-before(async () => {
-  openai = await startFakeOpenAi();
-  anthropic = await startFakeAnthropic();
-});
-after(async () => {
-  await openai.close();
-  await anthropic.close();
-});
-const fake = (api: Api) => (api === "openai" ? openai : anthropic);
+const { fake, provider: providerFor } = fakeApis();
 
 /** An agent on a fresh session holding two long exchanges (something older to compact). */
 async function agentWithHistory(api: Api, options: Partial<AgentSessionOptions> = {}) {
   const manager = SessionManager.inMemory();
-  const provider =
-    api === "openai"
-      ? new OpenAiProvider({ baseUrl: openai.url, apiKey: "sk-test" })
-      : new AnthropicProvider({ baseUrl: anthropic.url, apiKey: "k-test" });
+  const provider = providerFor(api);
   const agent = await AgentSession.open({
     session: manager,
     providers: [provider],

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import {
-  AgentSession,
-  type AgentSessionOptions,
-  AnthropicProvider,
-  OpenAiProvider,
-  type Repair,
-} from "../../src/agent/index.js";
+import { describe, test } from "node:test";
+import { AgentSession, type AgentSessionOptions, type Repair } from "../../src/agent/index.js";
 import type { SessionEntry } from "../../src/core/entry.js";
 import type { AssistantMessage } from "../../src/core/messages.js";
 import { SessionManager } from "../../src/session/session-manager.js";
-import { type FakeAnthropic, startFakeAnthropic } from "./fixtures/fake-anthropic.js";
-import { type FakeOpenAi, startFakeOpenAi } from "./fixtures/fake-openai.js";
+import { type Api, fakeApis } from "./fixtures/fake-apis.js";
 import { testTools } from "./fixtures/tools.js";
 
 /**
@@ -20,19 +13,8 @@ import { testTools } from "./fixtures/tools.js";
  * the retry policy of items 8 and 13).
  */
 
-let openai: FakeOpenAi;
-let anthropic: FakeAnthropic;
-before(async () => {
-  openai = await startFakeOpenAi();
-  anthropic = await startFakeAnthropic();
-});
-after(async () => {
-  await openai.close();
-  await anthropic.close();
-});
-
-type Api = "openai" | "anthropic";
-const fake = (api: Api) => (api === "openai" ? openai : anthropic);
+const apis = fakeApis();
+const { fake, provider: providerFor } = apis;
 
 /** An agent on a fresh in-memory session, counting the runs of the echo tool. */
 async function agentOn(api: Api, options: Partial<AgentSessionOptions> = {}) {
@@ -49,10 +31,7 @@ async function agentOn(api: Api, options: Partial<AgentSessionOptions> = {}) {
         }
       : tool,
   );
-  const provider =
-    api === "openai"
-      ? new OpenAiProvider({ baseUrl: openai.url, apiKey: "sk-test" })
-      : new AnthropicProvider({ baseUrl: anthropic.url, apiKey: "k-test" });
+  const provider = providerFor(api);
   const agent = await AgentSession.open({
     session: manager,
     providers: [provider],
@@ -212,12 +191,12 @@ describe("openai: an empty or reasoning-only reply (defect 2)", () => {
   ] as const) {
     test(`${name}: stored, skipped in conversion, the next prompt is accepted`, async () => {
       const { manager, agent, repairs } = await agentOn("openai");
-      openai.faults.push({ ...fault, calls: [] });
+      apis.openai.faults.push({ ...fault, calls: [] });
       const empty = await agent.prompt("say nothing");
       assert.equal(empty?.stopReason, "stop");
       const next = await agent.prompt("and now?");
       assert.equal(next?.stopReason, "stop", next?.errorMessage);
-      assert.deepEqual(openai.rejected, []);
+      assert.deepEqual(apis.openai.rejected, []);
       assert.ok(repairs.some((r) => r.code === "skipped_empty_assistant"));
       assert.equal(assistants(manager).length, 2);
     });
@@ -242,16 +221,16 @@ describe("anthropic: thinking switched on after an interrupted tool turn (defect
     await agent.setThinkingLevel("high");
     const reply = await agent.prompt("go on");
     assert.equal(reply?.stopReason, "stop", reply?.errorMessage);
-    assert.deepEqual(anthropic.rejected, []);
+    assert.deepEqual(apis.anthropic.rejected, []);
     assert.ok(repairs.some((r) => r.code === "thinking_off_for_turn"));
     assert.equal(
-      (JSON.parse(anthropic.bodies.at(-1) as string) as { thinking?: unknown }).thinking,
+      (JSON.parse(apis.anthropic.bodies.at(-1) as string) as { thinking?: unknown }).thinking,
       undefined,
     );
     const after = await agent.prompt("and think now");
     assert.equal(after?.stopReason, "stop");
     assert.equal(after?.content[0]?.type, "thinking");
-    assert.deepEqual(anthropic.rejected, []);
+    assert.deepEqual(apis.anthropic.rejected, []);
   });
 });
 
@@ -265,7 +244,7 @@ describe("summaries (defect 3)", () => {
   test("an empty summary is an error and no compaction is written", async () => {
     const { manager, agent } = await threeTurns();
     const before = manager.getEntries().length;
-    openai.faults.push({ kind: "reply", text: "", calls: [] });
+    apis.openai.faults.push({ kind: "reply", text: "", calls: [] });
     await assert.rejects(agent.compact({ keepRecentTokens: 1 }), { code: "provider_error" });
     assert.equal(manager.getEntries().length, before);
     assert.ok(!manager.getEntries().some((e) => e.type === "compaction"));
@@ -273,7 +252,7 @@ describe("summaries (defect 3)", () => {
 
   test("a summary stream cut short is an error too", async () => {
     const { manager, agent } = await threeTurns();
-    openai.faults.push({ kind: "truncate", inside: "text" });
+    apis.openai.faults.push({ kind: "truncate", inside: "text" });
     await assert.rejects(agent.compact({ keepRecentTokens: 1 }), { code: "provider_error" });
     assert.ok(!manager.getEntries().some((e) => e.type === "compaction"));
   });
@@ -281,10 +260,10 @@ describe("summaries (defect 3)", () => {
   test("a cut inside the first turn asks no summary of nothing", async () => {
     const { manager, agent } = await agentOn("openai");
     await agent.prompt('call echo {"text":"x"}');
-    const requests = openai.bodies.length;
+    const requests = apis.openai.bodies.length;
     const id = await agent.compact({ keepRecentTokens: 1 });
     assert.ok(id);
-    const asked = openai.bodies.slice(requests);
+    const asked = apis.openai.bodies.slice(requests);
     assert.equal(asked.length, 1, "only the split turn's prefix is summarized");
     assert.ok(!asked.some((b) => b.includes("<conversation>\\n\\n</conversation>")));
     const compaction = manager.getEntry(id as string) as Extract<SessionEntry, { type: "compaction" }>;
@@ -296,7 +275,7 @@ describe("summaries (defect 3)", () => {
     const target = (manager.getBranch()[1] as SessionEntry).id;
     const leaf = manager.getLeafId();
     const before = manager.getEntries().length;
-    openai.faults.push({ kind: "reply", text: "  ", calls: [] });
+    apis.openai.faults.push({ kind: "reply", text: "  ", calls: [] });
     await assert.rejects(agent.navigate(target, { summarize: true }), { code: "provider_error" });
     assert.equal(manager.getLeafId(), leaf);
     assert.equal(manager.getEntries().length, before);
