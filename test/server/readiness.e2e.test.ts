@@ -13,10 +13,17 @@ describe("readiness follows the database (PostgreSQL stopped)", () => {
   let pg: { url: string; stop(): void };
   let server: SessionTreeServer;
   let url: string;
+  const logLines: string[] = [];
 
   before(async () => {
     pg = await startPostgres();
-    server = await createServer({ port: 0, database: pg.url, rateLimit: false, poolSize: 3 });
+    server = await createServer({
+      port: 0,
+      database: pg.url,
+      rateLimit: false,
+      poolSize: 3,
+      accessLog: (line) => logLines.push(line),
+    });
     url = (await server.listen()).url;
   });
   after(async () => {
@@ -38,5 +45,23 @@ describe("readiness follows the database (PostgreSQL stopped)", () => {
     assert.equal(ready.json.code, "not_ready");
     assert.equal(ready.headers.get("retry-after"), "1");
     assert.equal((await call(url, "GET", "/healthz")).status, 200);
+  });
+
+  it("tells an anonymous caller nothing of the database; the log line keeps the driver's error", async () => {
+    // pg.stop() ran above. A public route must not show where the database is or who logs in to it.
+    const port = new URL(pg.url).port;
+    const ready = await call(url, "GET", "/readyz");
+    assert.equal(ready.status, 503);
+    assert.equal(ready.json.message, "The database does not answer");
+    assert.doesNotMatch(
+      ready.text,
+      new RegExp(`${port}|ECONNREFUSED|terminat|127\\.0\\.0\\.1|postgres`, "i"),
+    );
+    const logged = logLines
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.path === "/readyz" && line.status === 503);
+    assert.ok(logged.length >= 1);
+    assert.equal(logged.at(-1).error.message, "The database does not answer");
+    assert.ok(logged.at(-1).error.cause?.message, "the driver's error is on the log line");
   });
 });

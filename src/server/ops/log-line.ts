@@ -10,6 +10,8 @@ export interface LoggedError {
   message: string;
   code?: string;
   at?: string;
+  /** What the error was raised for (`Error.cause`): a 503 keeps the driver's words for the log. */
+  cause?: LoggedError;
 }
 
 /** One line: `{ time, level, msg, ...fields }` as JSON. */
@@ -22,8 +24,8 @@ export function logLine(
   return JSON.stringify({ time: now.toISOString(), level, msg, ...fields });
 }
 
-/** An error on one line: name, message, its code, the first frame. */
-export function describeError(error: unknown): LoggedError {
+/** An error on one line: name, message, its code, the first frame, and its cause's the same way. */
+export function describeError(error: unknown, depth = 0): LoggedError {
   if (!(error instanceof Error)) return { name: "thrown", message: String(error) };
   const code = (error as { code?: unknown }).code;
   // The first frame says where; the whole stack would spread one failure over many lines.
@@ -33,5 +35,7 @@ export function describeError(error: unknown): LoggedError {
     message: error.message,
     ...(typeof code === "string" ? { code } : {}),
     ...(at ? { at: at.trim() } : {}),
+    // One level is what a wrapped failure needs; a cycle of causes must not loop.
+    ...(error.cause !== undefined && depth === 0 ? { cause: describeError(error.cause, 1) } : {}),
   };
 }

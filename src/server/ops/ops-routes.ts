@@ -34,8 +34,10 @@ async function pingDatabase(services: ServerServices): Promise<void> {
   try {
     await Promise.race([services.db.sql.all("SELECT 1 AS ok", []), timeout]);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new HttpError(503, "not_ready", `The database does not answer: ${reason}`, { "Retry-After": "1" });
+    // A public route: the driver's words (a host, a port, a user name) go to the log, not the client.
+    const notReady = new HttpError(503, "not_ready", "The database does not answer", { "Retry-After": "1" });
+    notReady.cause = error;
+    throw notReady;
   } finally {
     clearTimeout(timer);
   }
