@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { ValidationError } from "../core/errors.js";
+import { isSessionTreeError, SessionTreeError, ValidationError } from "../core/errors.js";
 import type { BlobMaintenance } from "../store/blob/blob-maintenance.js";
 import type { BlobStore } from "../store/blob/blob-store.js";
 import { defaultBlobLocation, openBlobStore } from "../store/blob/open-blob-store.js";
+import { redactPassword } from "../store/redact-location.js";
 import { resolveStoreBackend, type StoreBackend } from "../store/registry.js";
 import type { SessionStore } from "../store/store.js";
 import type { ServiceDb } from "./db/service-db.js";
@@ -85,8 +86,28 @@ export async function openBackends(options: BackendOptions): Promise<Backends> {
     return withOps({ ...opened, close: closeBoth(opened.close, blobs) }, ops);
   } catch (error) {
     await blobs?.close();
-    throw error;
+    throw cannotOpen(error, backend.kind, location);
   }
+}
+
+/**
+ * A database the driver could not open or reach (refused, unknown host, wrong password, no such
+ * database or folder, not a database): an `io_error` that says which one, password hidden, for
+ * the operator reading the start-up's last line. Our own errors (a schema too new) pass as they
+ * are, and so does anything else: a defect keeps its stack.
+ */
+function cannotOpen(error: unknown, kind: string, location: string): unknown {
+  if (isSessionTreeError(error) || !(error instanceof Error) || !fromTheDriver(error)) return error;
+  const where = redactPassword(location);
+  return new SessionTreeError("io_error", `Cannot open the ${kind} database at ${where}: ${error.message}`, {
+    cause: error,
+  });
+}
+
+/** A system error (`ECONNREFUSED`…), a PostgreSQL or SQLite error, or better-sqlite3's refusal to open. */
+function fromTheDriver(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" || /^Cannot open database\b/.test(error.message);
 }
 
 /** The store timed into the ops' metrics, with its blob maintenance (read before the proxy). */

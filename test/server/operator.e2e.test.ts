@@ -859,6 +859,43 @@ describe("start-up (docs/server.md, Storage; Several instances on PostgreSQL)", 
     }
   });
 
+  it("a database it cannot open or reach: exit 1, one line naming it (password hidden) and the driver's reason, no stack", async () => {
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((resolve) => closed.close(resolve)); // nothing listens there now
+    const notADatabase = join(scratch, "not-a-database.db");
+    writeFileSync(notADatabase, "this is not SQLite\n".repeat(100));
+    const cases: Array<[string[], RegExp]> = [
+      [
+        ["--database", `postgres://app:hunter2-secret@127.0.0.1:${port}/st`],
+        new RegExp(
+          `Cannot open the postgres database at postgres://app:\\*\\*\\*\\*@127\\.0\\.0\\.1:${port}/st: .*ECONNREFUSED`,
+        ),
+      ],
+      [
+        ["--database", join(scratch, "no-such-folder", "st.db")],
+        /Cannot open the sqlite database at .*no-such-folder.*: .*does not exist/,
+      ],
+      [
+        ["--database", notADatabase],
+        /Cannot open the sqlite database at .*not-a-database\.db: file is not a database/,
+      ],
+    ];
+    for (const [args, says] of cases) {
+      const outcome = await runCli(["serve", "--port", "0", "--no-access-log", ...args]);
+      assert.equal(outcome.started, false);
+      assert.equal(outcome.code, 1, outcome.stderr);
+      assert.match(outcome.stderr, /^error \[io_error\] /);
+      assert.match(outcome.stderr, says);
+      assert.doesNotMatch(
+        outcome.stderr,
+        /hunter2-secret|\n\s+at /,
+        `no password, no stack: ${outcome.stderr}`,
+      );
+    }
+  });
+
   it("regression: a store schema newer than this binary is refused (schema_too_new, exit 1), and nothing is changed", async () => {
     const data = join(scratch, "too-new");
     await dataWithTrashedSession(data, "future");
