@@ -444,16 +444,11 @@ describe("OpenAI Agents: SessionTreeSession under the real Runner", () => {
     assert.equal((await session.getItems()).length, 5, "items were left on abandoned branches");
   });
 
-  // A documented mapping, kept: one item is one entry (so `popItem` is one leaf move), and each
-  // function_call item is its own assistant message. The SDK's parallel tool calls
-  // ([call c1, call c2, result c1, result c2]) then read in pi as assistant[c1], assistant[c2],
-  // result c1, result c2: pi's request preparation answers c1 with a fabricated error
-  // "No result provided" and leaves the real result of c1 after c2's call (which Anthropic's API
-  // refuses) — docs/adapters.md says so. The AI SDK and LangGraph adapters put a step's calls in
-  // one assistant message. `todo` until items are grouped without splitting what `popItem` pops.
-  test("parallel tool calls read back in pi as answered calls: pi invents no 'No result provided' result", {
-    todo: "one item per entry: pi pairs parallel calls otherwise (documented)",
-  }, async () => {
+  // The SDK's parallel tool calls ([call c1, call c2, result c1, result c2]) are one assistant
+  // message with both calls, then the results: pi answers each call with its own result. With an
+  // entry per call, pi's request preparation answered c1 with a fabricated "No result provided"
+  // error and left c1's real result after c2's call, which Anthropic's API refuses.
+  test("parallel tool calls read back in pi as answered calls: pi invents no 'No result provided' result", async () => {
     const store = await memoryStore();
     const session = new SessionTreeSession({
       store,

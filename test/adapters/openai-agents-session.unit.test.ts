@@ -121,6 +121,62 @@ describe("SessionTreeSession", () => {
     );
   });
 
+  test("parallel function calls are one assistant message; getItems and popItem still see one item each", async () => {
+    const { store, session } = await fresh();
+    const second: AgentInputItem = { ...call, callId: "call_2", arguments: '{"city":"Bergen"}' };
+    const secondResult: AgentInputItem = { ...result, callId: "call_2", output: "rain" };
+    const items = [user("weather in Oslo and Bergen?"), call, second, result, secondResult, answer];
+    await session.addItems(items);
+    const path = await store.readBranch("o", "s");
+    const calls = path.map((entry) =>
+      entry.type === "message" && entry.message.role === "assistant"
+        ? (entry.message.content as Array<{ type: string; id?: string }>).map(
+            (block) => block.id ?? block.type,
+          )
+        : entry.type === "message"
+          ? entry.message.role
+          : entry.type,
+    );
+    assert.deepEqual(calls, ["user", ["call_1", "call_2"], "toolResult", "toolResult", ["text"]]);
+    assert.deepEqual(await session.getItems(), items, "each item read back exactly, in order");
+    const entries = await session.getItemEntries();
+    assert.equal(entries[1]?.entryId, entries[2]?.entryId, "the two calls share their entry");
+
+    // Popped one item at a time: the second call alone leaves an entry holding the first.
+    for (const expected of [answer, secondResult, result, second])
+      assert.deepEqual(await session.popItem(), expected);
+    assert.deepEqual(await session.getItems(), [user("weather in Oslo and Bergen?"), call]);
+    const leaf = (await store.readBranch("o", "s")).at(-1);
+    assert.ok(leaf?.type === "message" && leaf.message.role === "assistant");
+    assert.deepEqual(
+      (leaf.message.content as Array<{ id?: string }>).map((block) => block.id),
+      ["call_1"],
+      "the kept call is an entry of its own, labelled as the one it came from",
+    );
+    assert.equal(leaf.message.model, "m");
+    assert.deepEqual(await session.popItem(), call);
+    assert.deepEqual(await session.getItems(), [user("weather in Oslo and Bergen?")]);
+    // Nothing was deleted: the whole exchange is still a branch of the tree.
+    const branches = await session.listBranches();
+    assert.ok(branches.some((branch) => branch.itemCount === items.length));
+  });
+
+  test("parallel function calls over a SessionManager: one entry, read back and popped the same way", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "st-oa-parallel-"));
+    try {
+      const manager = SessionManager.create(dir, dir);
+      const session = new SessionTreeSession({ manager });
+      const second: AgentInputItem = { ...call, callId: "call_2" };
+      await session.addItems([user("q"), call, second]);
+      assert.equal(manager.getBranch().length, 2);
+      assert.deepEqual(await session.getItems(), [user("q"), call, second]);
+      assert.deepEqual(await session.popItem(), second);
+      assert.deepEqual(await session.getItems(), [user("q"), call]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("two writers on one session never fork it: the later write is planned again on the new leaf", async () => {
     const { store } = await fresh();
     const a = new SessionTreeSession({ store, owner: "o", sessionId: "shared" });

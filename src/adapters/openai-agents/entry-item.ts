@@ -4,7 +4,7 @@ import { messageText } from "../../core/messages.js";
 import { decodeBytes } from "../history/binary-json.js";
 import { originFrom } from "../history/origin.js";
 import { keptRecord } from "../history/record-text.js";
-import { FRAMEWORK } from "./item-draft.js";
+import { FRAMEWORK, GROUP_KEY } from "./item-draft.js";
 
 /**
  * The item an entry holds: the one the adapter stored (exactly as given; as text, or as an object
@@ -27,8 +27,22 @@ export function entryToItem(entry: SessionEntry): AgentInputItem | undefined {
   return undefined;
 }
 
+/** The items an entry holds: several for parallel function calls (`itemsToDrafts`), else `entryToItem`'s. */
+export function entryToItems(entry: SessionEntry): AgentInputItem[] {
+  const origin = originFrom(entry, FRAMEWORK);
+  if (origin === undefined || !(GROUP_KEY in origin)) {
+    const item = entryToItem(entry);
+    return item === undefined ? [] : [item];
+  }
+  const items = keptRecord(entry, origin, GROUP_KEY);
+  return Array.isArray(items) ? (items as AgentInputItem[]) : [];
+}
+
 export interface ItemEntry {
-  /** The entry holding the item: `checkout(entryId)` rewinds the conversation to just after it. */
+  /**
+   * The entry holding the item: `checkout(entryId)` rewinds the conversation to just after it (after
+   * all of them, for parallel function calls, which share one entry).
+   */
   entryId: string;
   item: AgentInputItem;
 }
@@ -36,9 +50,6 @@ export interface ItemEntry {
 /** The items along a path, with their entries, oldest first. */
 export function itemsOf(path: readonly SessionEntry[]): ItemEntry[] {
   const found: ItemEntry[] = [];
-  for (const entry of path) {
-    const item = entryToItem(entry);
-    if (item !== undefined) found.push({ entryId: entry.id, item });
-  }
+  for (const entry of path) for (const item of entryToItems(entry)) found.push({ entryId: entry.id, item });
   return found;
 }

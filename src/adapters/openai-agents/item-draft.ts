@@ -22,8 +22,42 @@ export const FRAMEWORK = "openai-agents";
 /** The custom type of items kept as `custom` entries (outside the model's context in pi). */
 export const ITEM_CUSTOM_TYPE = "openai-agents.item";
 export const SYSTEM_CUSTOM_TYPE = "openai-agents.system";
+/** The origin key of an entry holding several items (parallel function calls), as a JSON array. */
+export const GROUP_KEY = "items";
 
 type Json = Record<string, unknown>;
+
+/**
+ * The entries for `items`, in order: one per item, except that consecutive function calls (the
+ * parallel tool calls of one model response) are one assistant message with a toolCall block
+ * each, as the model gave them. pi answers an assistant message's calls with the tool results that
+ * follow it: with a message per call, resumed in pi, the first call would get pi's "No result
+ * provided" error and its real result would come after the second call (Anthropic refuses that).
+ */
+export function itemsToDrafts(items: readonly AgentInputItem[], label: ModelLabel): EntryDraft[] {
+  const drafts: EntryDraft[] = [];
+  for (let start = 0; start < items.length; ) {
+    let end = start + 1;
+    if (isFunctionCall(items[start])) while (end < items.length && isFunctionCall(items[end])) end++;
+    const run = items.slice(start, end);
+    drafts.push(run.length > 1 ? callsDraft(run, label) : itemToDraft(run[0] as AgentInputItem, label));
+    start = end;
+  }
+  return drafts;
+}
+
+function isFunctionCall(item: AgentInputItem | undefined): boolean {
+  return (item as Json | undefined)?.type === "function_call" && !hasBytes(item);
+}
+
+/** Function calls as one assistant message; the items kept whole, as a JSON array, under `GROUP_KEY`. */
+function callsDraft(items: readonly AgentInputItem[], label: ModelLabel): EntryDraft {
+  const origin: Origin = { framework: FRAMEWORK };
+  const calls = items.map((item) => toolCallOf(item as unknown as Json));
+  const draft = assistantDraft(calls, label, "toolUse", origin);
+  keepText(draft, origin, GROUP_KEY, JSON.stringify(items));
+  return draft;
+}
 
 /**
  * One item as one entry, in the shape the rest of sessiontree reads: user and assistant messages
@@ -51,16 +85,7 @@ function piDraft(record: Json, label: ModelLabel, origin: Origin): EntryDraft {
     return assistantDraft(assistantContent(record.content), label, "stop", origin);
   if (type === "message" && record.role === "system")
     return customMessageDraft(SYSTEM_CUSTOM_TYPE, contentText(record.content), origin);
-  if (type === "function_call") {
-    const args = argumentsObject(parseJsonText(String(record.arguments ?? "")));
-    const call = {
-      type: "toolCall" as const,
-      id: String(record.callId),
-      name: String(record.name),
-      arguments: args,
-    };
-    return assistantDraft([call], label, "toolUse", origin);
-  }
+  if (type === "function_call") return assistantDraft([toolCallOf(record)], label, "toolUse", origin);
   if (type === "function_call_result")
     return toolResultDraft(
       String(record.callId),
@@ -70,6 +95,11 @@ function piDraft(record: Json, label: ModelLabel, origin: Origin): EntryDraft {
       origin,
     );
   return customDraft(ITEM_CUSTOM_TYPE, origin);
+}
+
+function toolCallOf(record: Json) {
+  const args = argumentsObject(parseJsonText(String(record.arguments ?? "")));
+  return { type: "toolCall" as const, id: String(record.callId), name: String(record.name), arguments: args };
 }
 
 function userContent(content: unknown): string | (TextContent | ImageContent)[] {

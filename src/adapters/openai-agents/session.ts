@@ -6,13 +6,21 @@ import { type ModelLabel, UNKNOWN_MODEL } from "../history/pi-messages.js";
 import { StoreHandle } from "../history/store-history.js";
 import { TreeShape } from "../history/tree-shape.js";
 import { type ItemEntry, itemsOf } from "./entry-item.js";
-import { itemToDraft } from "./item-draft.js";
+import { itemsToDrafts } from "./item-draft.js";
 
 export interface SessionTreeSessionOptions extends HistorySource {
   /** The store session holding the conversation (default: a new UUID v7). Not used with `manager`. */
   sessionId?: string;
   /** The provider and model assistant items are labelled with (pi shows them, and resumes with them). */
   model?: ModelLabel;
+}
+
+/** The provider and model an assistant entry was labelled with, else `fallback`. */
+function labelOf(entry: SessionEntry, fallback: ModelLabel): ModelLabel {
+  if (entry.type !== "message") return fallback;
+  const { provider, model, api } = entry.message as { provider?: unknown; model?: unknown; api?: unknown };
+  if (typeof provider !== "string" || typeof model !== "string") return fallback;
+  return typeof api === "string" ? { provider, model, api } : { provider, model };
 }
 
 /** A branch of the conversation: a tip of the tree, or the current leaf after a rewind. */
@@ -64,7 +72,7 @@ export class SessionTreeSession implements Session {
   /** Appends the items under the leaf, in one write, and moves the leaf to the last one. */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (items.length === 0) return;
-    const drafts = items.map((item) => itemToDraft(item, this.model));
+    const drafts = itemsToDrafts(items, this.model);
     await this.history.update(async () => {
       // The leaf and revision only: the path is not needed to append under the leaf.
       const head = await this.history.head();
@@ -72,14 +80,22 @@ export class SessionTreeSession implements Session {
     });
   }
 
-  /** Moves the leaf to the parent of the last item and returns that item (it stays in the tree). */
+  /**
+   * Moves the leaf to the parent of the last item and returns that item (it stays in the tree).
+   * When it shares its entry with other function calls (parallel calls are one entry), those are
+   * written again there as an entry of their own, which the leaf moves to.
+   */
   async popItem(): Promise<AgentInputItem | undefined> {
     return this.history.update(async () => {
       const view = await this.history.view();
-      const last = itemsOf(view.path).at(-1);
+      const found = itemsOf(view.path);
+      const last = found.at(-1);
       if (last === undefined) return undefined;
       const entry = view.path.find((e) => e.id === last.entryId) as SessionEntry;
-      await this.history.moveLeaf(entry.parentId, view);
+      const kept = found.filter((other) => other.entryId === entry.id && other !== last).map((o) => o.item);
+      if (kept.length === 0) await this.history.moveLeaf(entry.parentId, view);
+      else
+        await this.history.appendChain(entry.parentId, itemsToDrafts(kept, labelOf(entry, this.model)), view);
       return structuredClone(last.item);
     });
   }
