@@ -10,8 +10,8 @@
  * interrupts, subgraphs, forks, replays, crashes with pending writes, message removal and
  * DeltaChannel messages in LangGraph). The others hold the adapters to contracts the hunt found
  * broken and that are kept now (concurrent writers, payloads near the entry limit, deep values,
- * threads deleted by another saver); each says what it holds and where it is kept. One (`todo`)
- * states a mapping left as documented.
+ * threads deleted by another saver, parallel tool calls read in pi); each says what it holds and
+ * where it is kept.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
