@@ -42,6 +42,10 @@ class PostgresServiceSql implements ServiceSql {
     return (await this.pool.query(sql, [...params])).rowCount ?? 0;
   }
 
+  async ready(): Promise<void> {
+    await this.pool.query("SELECT 1");
+  }
+
   async migrate(): Promise<void> {
     await upgradePostgresRecordTable(this.pool);
     await runPostgresMigrations(this.pool, serviceMigrationSet("postgres"));

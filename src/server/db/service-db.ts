@@ -15,6 +15,12 @@ export interface ServiceDb {
   readonly sharesStoreTransactions: boolean;
   /** The tables' own connection, outside any store write. */
   readonly sql: TxSql;
+  /**
+   * Resolves when the database can serve: it answers a query, and an SQLite file is still the one
+   * opened (a file removed or replaced under a running server would take acknowledged writes into
+   * a file no one will open again). Rejects saying why.
+   */
+  ready(): Promise<void>;
   /** Versioned, idempotent; safe when several instances start at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;

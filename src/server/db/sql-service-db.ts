@@ -29,6 +29,8 @@ export interface ServiceSql {
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
   /** Runs a statement; resolves with the number of rows it changed. */
   run(sql: string, params: readonly unknown[]): Promise<number>;
+  /** See `ServiceDb.ready`. */
+  ready(): Promise<void>;
   migrate(): Promise<void>;
   close(): Promise<void>;
 }
@@ -104,6 +106,10 @@ export class SqlServiceDb implements ServiceDb {
       run: (sql, params) => db.run(sql, params),
       all: (sql, params) => db.all(sql, params),
     };
+  }
+
+  ready(): Promise<void> {
+    return this.db.ready();
   }
 
   migrate(): Promise<void> {

@@ -8,7 +8,10 @@ const tag = "meta";
 /** A database that does not answer in this time is not ready. */
 const READY_TIMEOUT_MS = 2_000;
 
-/** Readiness: the database answers a query. A load balancer sends traffic only while this is 200. */
+/**
+ * Readiness: the database answers a query (and an SQLite file is still the one opened). A load
+ * balancer sends traffic only while this is 200.
+ */
 export const readiness = defineRoute({
   method: "get",
   path: "/readyz",
@@ -32,7 +35,7 @@ async function pingDatabase(services: ServerServices): Promise<void> {
     timer = setTimeout(() => reject(new Error("timed out")), READY_TIMEOUT_MS);
   });
   try {
-    await Promise.race([services.db.sql.all("SELECT 1 AS ok", []), timeout]);
+    await Promise.race([services.db.ready(), timeout]);
   } catch (error) {
     // A public route: the driver's words (a host, a port, a user name) go to the log, not the client.
     const notReady = new HttpError(503, "not_ready", "The database does not answer", { "Retry-After": "1" });
