@@ -103,6 +103,9 @@ function resumeFrom(
 ): PathOnlySession | null {
   const index = reader.index;
   const header = reader.header();
+  const limit =
+    options.wholeAboveShare === undefined ? undefined : options.wholeAboveShare * index.indexedBytes;
+  if (limit !== undefined && surelyNeedsMoreThan(index, limit)) throw new WholeReadInstead();
   const path = pathToLeaf(index);
   if (header === null || path === null) return null;
   // The path starts at an entry whose parent the index does not hold: a record the indexer did not
@@ -110,10 +113,10 @@ function resumeFrom(
   // says where the path starts; the index must never make the context silently shorter.
   if (startsAtMissingParent(index, path)) throw new WholeReadInstead();
   const wanted = linesForContext(index, path, reader);
-  if (wanted !== null && options.wholeAboveShare !== undefined) {
+  if (wanted !== null && limit !== undefined) {
     let bytes = 0;
     for (const n of wanted) bytes += index.lengths[n] as number;
-    if (bytes > options.wholeAboveShare * index.indexedBytes) throw new WholeReadInstead();
+    if (bytes > limit) throw new WholeReadInstead();
   }
   const entries = wanted === null ? null : reader.entries(wanted);
   if (entries === null) return null;
@@ -171,6 +174,24 @@ export function linesForContext(
   const before = entriesBefore(start, kindAt);
   for (let i = start; i < path.length; i++) before.push(i);
   return before.map((i) => path[i] as number);
+}
+
+/**
+ * Whether the lines the context needs surely hold more than `limit` bytes: the leaf's path back to
+ * its last compaction, all of which the context reads (`linesForContext`), summed from the leaf up
+ * and given up on at the first compaction. The index's columns only, stopping once over: a
+ * 200,000-entry chain the caller will read whole learns so in a millisecond, not in the tens of
+ * milliseconds of listing its path and lines first.
+ */
+function surelyNeedsMoreThan(index: SessionIndex, limit: number): boolean {
+  let bytes = 0;
+  let budget = index.ids.count; // a cycle in a damaged index ends the walk
+  for (let n = index.leaf; n >= 0 && --budget >= 0; n = index.parents[n] as number) {
+    bytes += index.lengths[n] as number;
+    if (bytes > limit) return true;
+    if (contextRoleOfKind(index.kinds[n] as number) === "compaction") return false;
+  }
+  return false;
 }
 
 /** Positions before `start` (ascending) whose entries still count after it: see `linesForContext`. */

@@ -250,6 +250,36 @@ test("a long path without a compaction is read whole at open, once: getBranch re
   }
 });
 
+test("the share of the file the context needs decides: it counts from the leaf back to the last compaction", () => {
+  // Two sessions of over 1 MiB, every byte on the leaf's path, with the index present. The context
+  // needs what follows the last compaction: a short tail is read through the index, a tail holding
+  // most of the file is read whole at open.
+  const write = (before: number, after: number) => {
+    const sm = SessionManager.create("/tmp/project", dir);
+    let kept = "";
+    for (let i = 0; i < before + after; i++) {
+      if (i === before) sm.appendCompaction("summary", kept, 1000);
+      kept = sm.appendMessage(user(`question ${i}`));
+      sm.appendMessage(assistant(`answer ${i} `.repeat(300)));
+    }
+    const path = sm.getSessionFile() as string;
+    sm.close();
+    SessionManager.open(path, dir).close(); // the index, written by a first open
+    return path;
+  };
+  const shortTail = SessionManager.open(write(400, 5), dir);
+  const longTail = SessionManager.open(write(5, 400), dir);
+  try {
+    assert.equal(readWhole(shortTail), false, "a short tail after the compaction: through the index");
+    assert.equal(shortTail.buildSessionContext().messages.length, 1 + 2 * 6);
+    assert.equal(readWhole(longTail), true, "nearly the whole file after the compaction: read whole");
+    assert.equal(longTail.buildSessionContext().messages.length, 1 + 2 * 401);
+  } finally {
+    shortTail.close();
+    longTail.close();
+  }
+});
+
 test('open: "whole" reads a large session whole at open, once, and writes no index', () => {
   const { path, leaf } = writeSession();
   const manager = SessionManager.open(path, dir, undefined, { open: "whole" });
