@@ -79,20 +79,22 @@ export function parentIdOf(index: SessionIndex, n: number): string | null {
 }
 
 /** Entry numbers root → leaf; null when the parent chain loops (the full reader reports the cycle). */
-export function pathToLeaf(index: SessionIndex): number[] | null {
-  const path: number[] = [];
-  let budget = index.ids.count;
-  for (let n = index.leaf; n >= 0; n = index.parents[n] as number) {
-    if (--budget < 0) return null;
-    path.push(n);
-  }
-  return path.reverse();
+export function pathToLeaf(index: SessionIndex): Int32Array | null {
+  // The column in a local: read through the index object (a dozen fields) on every step, a
+  // 70,000-entry path took 5-10 ms; counted first, the path is then filled in place from its end.
+  const parents = index.parents;
+  let depth = 0;
+  for (let n = index.leaf, budget = index.ids.count; n >= 0; n = parents[n] as number)
+    if (++depth > budget) return null;
+  const path = new Int32Array(depth);
+  for (let n = index.leaf, at = depth - 1; n >= 0; n = parents[n] as number) path[at--] = n;
+  return path;
 }
 
 /**
  * Whether `path` (root → leaf, as `pathToLeaf` gives it) starts at an entry whose parent id no
  * entry of the index has: the file lost that parent, or holds it where the indexer could not read it.
  */
-export function startsAtMissingParent(index: SessionIndex, path: readonly number[]): boolean {
+export function startsAtMissingParent(index: SessionIndex, path: ArrayLike<number>): boolean {
   return path.length > 0 && index.parents[path[0] as number] === DANGLING;
 }

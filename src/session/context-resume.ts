@@ -138,7 +138,7 @@ function resumeFrom(
   Object.defineProperty(result, "path", {
     enumerable: true,
     get: () => {
-      refs ??= path.map((n) => refOf(index, n));
+      refs ??= Array.from(path, (n) => refOf(index, n));
       return refs;
     },
   });
@@ -158,7 +158,8 @@ export function linesForContext(
   path: ArrayLike<number>,
   reader: IndexedReader,
 ): number[] | null {
-  const kindAt = (i: number) => index.kinds[path[i] as number] as number;
+  const kinds = index.kinds; // a local: one field read per entry of a 70,000-entry path added up
+  const kindAt = (i: number) => kinds[path[i] as number] as number;
   let start = 0;
   let compactionAt = -1;
   for (let i = path.length - 1; i >= 0 && compactionAt < 0; i--)
@@ -184,12 +185,13 @@ export function linesForContext(
  * milliseconds of listing its path and lines first.
  */
 function surelyNeedsMoreThan(index: SessionIndex, limit: number): boolean {
+  const { parents, lengths, kinds } = index;
   let bytes = 0;
   let budget = index.ids.count; // a cycle in a damaged index ends the walk
-  for (let n = index.leaf; n >= 0 && --budget >= 0; n = index.parents[n] as number) {
-    bytes += index.lengths[n] as number;
+  for (let n = index.leaf; n >= 0 && --budget >= 0; n = parents[n] as number) {
+    bytes += lengths[n] as number;
     if (bytes > limit) return true;
-    if (contextRoleOfKind(index.kinds[n] as number) === "compaction") return false;
+    if (contextRoleOfKind(kinds[n] as number) === "compaction") return false;
   }
   return false;
 }
