@@ -17,3 +17,15 @@ export function parseIfMatch(header: string | undefined): number | undefined {
   if (!digits) throw new HttpError(400, "invalid_request", 'If-Match must name a revision, e.g. "7"');
   return Number(digits);
 }
+
+/**
+ * Whether `If-None-Match` names the representation at `revision`: `*`, or a list of entity tags
+ * of which one is `"<revision>"` (compared weakly, as RFC 9110 §13.1.2 says: `W/"7"` matches).
+ * A header that names nothing readable matches nothing: the full answer goes out.
+ */
+export function noneMatchHolds(header: string | undefined, revision: number): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === "*") return true;
+  const wanted = formatEtag(revision);
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === wanted);
+}

@@ -33,6 +33,17 @@ function parameters(route: AnyRoute): Json[] {
     const description = 'Expected revision, e.g. "7": a stale one answers 412 with currentRevision';
     list.push({ name: "If-Match", in: "header", required: false, description, schema: { type: "string" } });
   }
+  if (route.revisioned) {
+    const description =
+      'A revision the client holds, e.g. "7": while it is current the answer is 304, no body';
+    list.push({
+      name: "If-None-Match",
+      in: "header",
+      required: false,
+      description,
+      schema: { type: "string" },
+    });
+  }
   if (route.idempotent) {
     const description = "Retries with the same key replay the first response (kept 24 h)";
     list.push({
@@ -54,6 +65,8 @@ function operation(route: AnyRoute): Json {
       response.content = { [spec.contentType ?? "application/json"]: { schema: plain(spec.schema) } };
     responses[status] = response;
   }
+  if (route.revisioned)
+    responses["304"] = { description: "Not modified: If-None-Match names the current revision" };
   const op: Json = {
     operationId: route.operationId,
     summary: route.summary,

@@ -7,12 +7,12 @@ import { cutOffOnFailure } from "../ops/stream-failure.js";
 import type { ServerServices } from "../services.js";
 import { parseJson, readBodyText, requireJsonContentType } from "./body.js";
 import { toErrorReply } from "./errors.js";
-import { parseIfMatch } from "./etag.js";
+import { formatEtag, noneMatchHolds, parseIfMatch } from "./etag.js";
 import { HttpError } from "./http-error.js";
 import { runKeyed } from "./idempotency.js";
 import { replyResponse } from "./reply.js";
 import { requestFacts } from "./request-facts.js";
-import type { AnyRoute, IdempotencyScope } from "./route.js";
+import type { AnyRoute, IdempotencyScope, Reply } from "./route.js";
 import { validate, validateQuery } from "./validate.js";
 
 const NO_PRINCIPAL: Principal = Object.freeze({ userId: "", credentialId: "", kind: "api_key" as const });
@@ -53,11 +53,27 @@ async function handleRequest(c: Context, route: AnyRoute, services: ServerServic
   };
   if (idempotency !== undefined) return runKeyed(services, route, idempotency, run);
   const reply = await run();
-  if (reply.body instanceof ReadableStream) cutOffOnFailure(reply.body, c, services.ops);
   // The request id goes in with the other headers, so the middleware need not add it afterwards.
-  const response = replyResponse(reply, facts && { "X-Request-Id": facts.requestId });
+  const requestId = facts && { "X-Request-Id": facts.requestId };
   if (facts) facts.idInResponse = true;
+  if (route.revisioned && isNotModified(c.req.raw, reply)) return notModified(reply, requestId);
+  if (reply.body instanceof ReadableStream) cutOffOnFailure(reply.body, c, services.ops);
+  const response = replyResponse(reply, requestId);
   return c.req.raw.method === "HEAD" ? withoutBody(response) : response;
+}
+
+/** A read whose answer the client holds already: its `If-None-Match` names the session's revision. */
+function isNotModified(request: Request, reply: Reply): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  if ((reply.status ?? 200) !== 200 || reply.revision === undefined) return false;
+  return noneMatchHolds(request.headers.get("if-none-match") ?? undefined, reply.revision);
+}
+
+/** 304 with the ETag and no body; a streamed body is cancelled, which lets go of what it holds. */
+function notModified(reply: Reply, extra: Record<string, string> | undefined): Response {
+  if (reply.body instanceof ReadableStream) reply.body.cancel().catch(() => {});
+  const etag = formatEtag(reply.revision as number);
+  return new Response(null, { status: 304, headers: { ...extra, ...reply.headers, etag } });
 }
 
 /**

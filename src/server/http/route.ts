@@ -35,6 +35,11 @@ export interface RouteSpec<
   bodyFormat?: "json" | "jsonl";
   /** Honours `If-Match` (412 with the current revision when stale). */
   conditional?: boolean;
+  /**
+   * A read whose answer is the session at its revision (sent as the ETag): an `If-None-Match`
+   * naming that revision answers 304 with no body.
+   */
+  revisioned?: boolean;
   /** Honours `Idempotency-Key` (a retry replays the first response). */
   idempotent?: boolean;
   /** Reaches sessions in the trash (delete, restore): a replay checks its session the same way. */

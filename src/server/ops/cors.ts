@@ -5,7 +5,7 @@ export interface CorsPolicy {
 }
 
 const ALLOW_METHODS = "GET, POST, PUT, PATCH, DELETE";
-const ALLOW_HEADERS = "Authorization, Content-Type, If-Match, Idempotency-Key, X-Request-Id";
+const ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, X-Request-Id";
 const EXPOSE_HEADERS =
   "ETag, Location, Retry-After, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset";
 /** Browsers cache an answered preflight this long (seconds). */

@@ -52,6 +52,7 @@ export const readEntries = defineRoute({
 export const readBranch = defineRoute({
   method: "get",
   path: "/v1/sessions/:id/branch",
+  revisioned: true,
   operationId: "readBranch",
   summary: "One branch: the path root → leafId (default: the session's leaf)",
   tag,

@@ -103,6 +103,7 @@ export const branchSession = defineRoute({
 export const getLabels = defineRoute({
   method: "get",
   path: "/v1/sessions/:id/labels",
+  revisioned: true,
   operationId: "getLabels",
   summary: "Current labels by target entry id",
   tag,

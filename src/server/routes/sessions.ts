@@ -58,6 +58,7 @@ export const listSessions = defineRoute({
 export const getSession = defineRoute({
   method: "get",
   path: "/v1/sessions/:id",
+  revisioned: true,
   operationId: "getSession",
   summary: "A session's summary; ETag is its revision",
   tag,

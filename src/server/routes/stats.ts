@@ -18,6 +18,7 @@ const { 404: _missing, ...ROOT_STATS_ERRORS } = STATS_ERRORS;
 export const getSessionStats = defineRoute({
   method: "get",
   path: "/v1/sessions/:id/stats",
+  revisioned: true,
   operationId: "getSessionStats",
   summary:
     "Tokens, cost, time, tool calls and what rewinds cost, from the usage on assistant messages (as `sessiontree stats`)",

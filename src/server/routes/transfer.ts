@@ -13,6 +13,7 @@ const { 413: _tooLarge, ...EXPORT_ERRORS } = WHOLE_READ_ERRORS;
 export const exportSession = defineRoute({
   method: "get",
   path: "/v1/sessions/:id/export",
+  revisioned: true,
   operationId: "exportSession",
   summary: "The session as a pi v3 JSONL file (its revision as ETag)",
   tag,

@@ -8,6 +8,7 @@ const tag = "views";
 export const getContext = defineRoute({
   method: "get",
   path: "/v1/sessions/:id/context",
+  revisioned: true,
   operationId: "getContext",
   summary: "What the model sees at leafId (default: the leaf): pi's buildSessionContext",
   tag,
@@ -22,6 +23,7 @@ export const getContext = defineRoute({
 export const getTree = defineRoute({
   method: "get",
   path: "/v1/sessions/:id/tree",
+  revisioned: true,
   operationId: "getTree",
   summary: "The whole tree, flat: every node with its children's ids and its label",
   tag,
