@@ -1,6 +1,6 @@
 import type { ServerServices } from "../services.js";
 import { HttpError } from "./http-error.js";
-import { replyResponse, toHttpResponse } from "./reply.js";
+import { replyResponse, sessionLocation, toHttpResponse } from "./reply.js";
 import type { AnyRoute, IdempotencyScope, Reply } from "./route.js";
 
 /**
@@ -71,5 +71,10 @@ async function storedAnswer(
     const options = { includeDeleted: route.findsDeleted === true };
     await services.store.getSummary(scope.owner, stored.sessionId, options);
   }
-  return toHttpResponse(stored.response);
+  // Headers are not stored; a session a 201 made is where its first answer said it was.
+  const created = stored.response.status === 201 && stored.sessionId !== null;
+  return toHttpResponse(
+    stored.response,
+    created ? { location: sessionLocation(stored.sessionId as string) } : {},
+  );
 }

@@ -2,6 +2,11 @@ import type { StoredResponse } from "../db/service-db.js";
 import { formatEtag } from "./etag.js";
 import type { Reply } from "./route.js";
 
+/** Where a session is, as a 201 that made it says in `Location` (RFC 9110 §15.3.2). */
+export function sessionLocation(sessionId: string): string {
+  return `/v1/sessions/${encodeURIComponent(sessionId)}`;
+}
+
 /** A route's reply as it is sent, and remembered under an Idempotency-Key. */
 export function serializeReply(reply: Reply): StoredResponse {
   // A stream is sent once and gone: nothing a replay could send again.

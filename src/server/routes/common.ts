@@ -1,4 +1,5 @@
 import type { SessionSummary, WriteOutcome } from "../../store/store.js";
+import { sessionLocation } from "../http/reply.js";
 import type { Reply, ResponseSpec } from "../http/route.js";
 import { ErrorBody } from "../schemas.js";
 
@@ -12,9 +13,9 @@ export function summaryReply(summary: SessionSummary, status = 200): Reply {
   return { status, body: publicSummary(summary), revision: summary.revision };
 }
 
-/** A created (or imported) session, as its write reports it. */
+/** A created (or imported) session, as its write reports it, and where it is now. */
 export function createdReply({ result }: WriteOutcome<SessionSummary>): Reply {
-  return summaryReply(result, 201);
+  return { ...summaryReply(result, 201), headers: { location: sessionLocation(result.id) } };
 }
 
 export const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody });

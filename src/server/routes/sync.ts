@@ -3,6 +3,7 @@ import { ConflictError, ValidationError } from "../../core/errors.js";
 import { type SyncMark, syncDigest } from "../../format/sync-digest.js";
 import type { SessionSummary, AppendResult as StoreAppendResult } from "../../store/store.js";
 import { HttpError } from "../http/http-error.js";
+import { sessionLocation } from "../http/reply.js";
 import { defineRoute, type Reply } from "../http/route.js";
 import {
   AppendResult,
@@ -111,7 +112,8 @@ function describe(summary: SessionSummary, created: boolean): Reply {
   if (summary.parentSession !== undefined) header.parentSession = summary.parentSession;
   const { revision, leafId, entryCount, deletedAt } = summary;
   const body = { created, header, revision, leafId, entryCount, deletedAt };
-  return { status: created ? 201 : 200, body, revision };
+  if (!created) return { status: 200, body, revision };
+  return { status: 201, body, revision, headers: { location: sessionLocation(summary.id) } };
 }
 
 /**
