@@ -103,11 +103,12 @@ function resumeFrom(
 ): PathOnlySession | null {
   const index = reader.index;
   const header = reader.header();
+  if (header === null) return null;
   const limit =
     options.wholeAboveShare === undefined ? undefined : options.wholeAboveShare * index.indexedBytes;
   if (limit !== undefined && surelyNeedsMoreThan(index, limit)) throw new WholeReadInstead();
   const path = pathToLeaf(index);
-  if (header === null || path === null) return null;
+  if (path === null) return null;
   // The path starts at an entry whose parent the index does not hold: a record the indexer did not
   // see (damage it cannot read as the whole read does) may be that parent. The whole read then
   // says where the path starts; the index must never make the context silently shorter.
